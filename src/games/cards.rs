@@ -1,0 +1,282 @@
+//! Playing cards as the API writes them: rank then suit (`7C`, `10H`, `JS`, `6H`).
+//!
+//! Both games draw from the French-suited 52-card deck; each game checks which
+//! of these cards belong to its own deck.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A suit, with the letter the API uses.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
+pub enum Suit {
+    /// Clubs (*klaveren*).
+    #[serde(rename = "C")]
+    Clubs,
+    /// Diamonds (*ruiten*).
+    #[serde(rename = "D")]
+    Diamonds,
+    /// Hearts (*harten*).
+    #[serde(rename = "H")]
+    Hearts,
+    /// Spades (*schoppen*).
+    #[serde(rename = "S")]
+    Spades,
+}
+
+impl Suit {
+    /// The four suits in a fixed order (clubs, diamonds, hearts, spades).
+    pub const ALL: [Suit; 4] = [Suit::Clubs, Suit::Diamonds, Suit::Hearts, Suit::Spades];
+
+    /// Position in [`Suit::ALL`], 0..4.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The API's letter for this suit.
+    pub const fn letter(self) -> char {
+        match self {
+            Suit::Clubs => 'C',
+            Suit::Diamonds => 'D',
+            Suit::Hearts => 'H',
+            Suit::Spades => 'S',
+        }
+    }
+
+    fn from_letter(letter: &str) -> Option<Suit> {
+        Suit::ALL.into_iter().find(|s| {
+            let mut buf = [0u8; 4];
+            s.letter().encode_utf8(&mut buf) == letter
+        })
+    }
+}
+
+impl fmt::Display for Suit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
+
+impl FromStr for Suit {
+    type Err = ParseCardError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Suit::from_letter(s).ok_or_else(|| ParseCardError(s.to_owned()))
+    }
+}
+
+/// A rank, from 2 up to the ace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rank {
+    /// 2
+    Two = 2,
+    /// 3
+    Three,
+    /// 4
+    Four,
+    /// 5
+    Five,
+    /// 6
+    Six,
+    /// 7
+    Seven,
+    /// 8
+    Eight,
+    /// 9
+    Nine,
+    /// 10
+    Ten,
+    /// Jack (*boer*).
+    Jack,
+    /// Queen (*vrouw*).
+    Queen,
+    /// King (*heer*).
+    King,
+    /// Ace (*aas*).
+    Ace,
+}
+
+impl Rank {
+    /// All thirteen ranks, low to high in natural order.
+    pub const ALL: [Rank; 13] = [
+        Rank::Two,
+        Rank::Three,
+        Rank::Four,
+        Rank::Five,
+        Rank::Six,
+        Rank::Seven,
+        Rank::Eight,
+        Rank::Nine,
+        Rank::Ten,
+        Rank::Jack,
+        Rank::Queen,
+        Rank::King,
+        Rank::Ace,
+    ];
+
+    /// The API's code for this rank (`2`..`10`, `J`, `Q`, `K`, `A`).
+    pub const fn code(self) -> &'static str {
+        match self {
+            Rank::Two => "2",
+            Rank::Three => "3",
+            Rank::Four => "4",
+            Rank::Five => "5",
+            Rank::Six => "6",
+            Rank::Seven => "7",
+            Rank::Eight => "8",
+            Rank::Nine => "9",
+            Rank::Ten => "10",
+            Rank::Jack => "J",
+            Rank::Queen => "Q",
+            Rank::King => "K",
+            Rank::Ace => "A",
+        }
+    }
+}
+
+impl fmt::Display for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// A card: a rank of a suit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Card {
+    /// The card's rank.
+    pub rank: Rank,
+    /// The card's suit.
+    pub suit: Suit,
+}
+
+impl Card {
+    /// The card of `rank` in `suit`.
+    pub const fn new(rank: Rank, suit: Suit) -> Card {
+        Card { rank, suit }
+    }
+}
+
+impl fmt::Display for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.rank, self.suit)
+    }
+}
+
+/// A string that is not a card code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseCardError(pub String);
+
+impl fmt::Display for ParseCardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not a card: write the rank (2..10, J, Q, K, A) then the suit (C, D, H, S), as in `10H`",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseCardError {}
+
+impl FromStr for Card {
+    type Err = ParseCardError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || ParseCardError(s.to_owned());
+        let split = s
+            .len()
+            .checked_sub(1)
+            .filter(|&i| s.is_char_boundary(i))
+            .ok_or_else(bad)?;
+        let (rank_code, suit_code) = s.split_at(split);
+        let rank = Rank::ALL
+            .into_iter()
+            .find(|r| r.code() == rank_code)
+            .ok_or_else(bad)?;
+        let suit = Suit::from_letter(suit_code).ok_or_else(bad)?;
+        Ok(Card { rank, suit })
+    }
+}
+
+impl Serialize for Card {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Card {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let code = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        code.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl utoipa::PartialSchema for Card {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .pattern(Some("^(10|[2-9JQKA])[CDHS]$"))
+            .description(Some(
+                "A card: rank (2..10, J, Q, K, A) then suit (C, D, H, S).",
+            ))
+            .examples([serde_json::json!("10H")])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Card {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_card_code_round_trips() {
+        for suit in Suit::ALL {
+            for rank in Rank::ALL {
+                let card = Card::new(rank, suit);
+                assert_eq!(card.to_string().parse::<Card>(), Ok(card));
+            }
+        }
+        assert_eq!(
+            "10H".parse::<Card>(),
+            Ok(Card::new(Rank::Ten, Suit::Hearts))
+        );
+        assert_eq!(Card::new(Rank::Jack, Suit::Spades).to_string(), "JS");
+    }
+
+    #[test]
+    fn anything_else_is_not_a_card() {
+        for code in [
+            "", "H", "10", "1H", "11H", "10X", "jS", "JSS", " 7C", "7c", "é", "7é",
+        ] {
+            assert_eq!(
+                code.parse::<Card>(),
+                Err(ParseCardError(code.to_owned())),
+                "{code:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn cards_serialise_as_their_codes() {
+        let card = Card::new(Rank::Seven, Suit::Clubs);
+        assert_eq!(serde_json::to_string(&card).unwrap(), "\"7C\"");
+        assert_eq!(serde_json::from_str::<Card>("\"7C\"").unwrap(), card);
+        assert!(serde_json::from_str::<Card>("\"8X\"").is_err());
+        assert_eq!(serde_json::to_string(&Suit::Hearts).unwrap(), "\"H\"");
+    }
+}

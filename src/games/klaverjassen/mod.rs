@@ -1,0 +1,1 @@
+//! Klaverjassen, Rotterdam rules (shared/RULES.md §1).

@@ -1,0 +1,1 @@
+//! Potverteren (shared/RULES.md §2).

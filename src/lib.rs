@@ -1,0 +1,2 @@
+//! Kaarttafel: a card-game server for Klaverjassen and Potverteren.
+pub mod games;
