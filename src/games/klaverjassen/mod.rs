@@ -1,1 +1,31 @@
-//! Klaverjassen, Rotterdam rules (shared/RULES.md §1).
+//! Klaverjassen, Rotterdam rules with mandatory play (shared/RULES.md §1;
+//! the project's own reading, with every decision where RULES.md is silent,
+//! is docs/klaverjassen.md).
+//!
+//! Pure rules: randomness comes in as `&mut impl Rng`; nothing here does I/O.
+//! [`Match`] is the whole state; [`Match::legal_moves`] says what a seat may
+//! do, [`Match::play`] does it, [`Match::view_for`] is what a seat may see.
+
+mod cardset;
+mod deal;
+mod game;
+mod history;
+mod moves;
+mod options;
+mod play_rules;
+mod roem;
+mod scoring;
+mod team;
+mod view;
+
+pub use cardset::{CardSet, CardSetIter, RANKS};
+pub use deal::{deal_from_deck, shuffled_deck};
+pub use game::{Match, MatchResult, Phase};
+pub use history::{CompletedTrick, DealRecord, OpenTrick, PlayedCard, ReportRecord, RevokeRecord};
+pub use moves::{Move, MoveError};
+pub use options::{OptionError, Options, RevokeMode};
+pub use play_rules::{card_points, trick_winner};
+pub use roem::roem;
+pub use scoring::{DealScore, score_deal};
+pub use team::{BySeat, ByTeam, Team};
+pub use view::View;

@@ -1,0 +1,687 @@
+//! The match state machine: deals, trump, tricks, revokes, review and the
+//! score sheet. `legal_moves` is the one source of truth for what a seat may
+//! do; `play` checks a move against the same rules and changes nothing when
+//! it refuses.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::games::cards::{Card, Suit};
+use crate::games::{Action, Awaiting, Seat};
+
+use super::cardset::CardSet;
+use super::deal::{deal_from_deck, is_full_deal, shuffled_deck};
+use super::history::{
+    CompletedTrick, DealRecord, OpenTrick, PlayedCard, ReportRecord, RevokeRecord,
+};
+use super::moves::{Move, MoveError};
+use super::options::{Options, RevokeMode};
+use super::play_rules::{card_points, legal_cards, refusal, trick_winner};
+use super::roem::roem;
+use super::scoring::{punishment, score_deal};
+use super::team::{BySeat, ByTeam, SEATS, Team};
+
+/// Points for taking the last trick (*laatste slag*).
+const LAST_TRICK: i32 = 10;
+
+/// Where a match stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// A deal is due: the dealer is to deal.
+    Dealing,
+    /// The seat after the dealer is to name trump.
+    ChoosingTrump,
+    /// Tricks are being played.
+    Playing,
+    /// Club mode, after the last trick: every trick is shown and each seat
+    /// reports or says it is done.
+    Review,
+    /// The last deal is over.
+    Finished,
+}
+
+/// How a finished match ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchResult {
+    /// This team has the higher total.
+    Won(Team),
+    /// Both totals are equal.
+    Draw,
+}
+
+/// A trick of the deal in progress, in play order from its leader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Trick {
+    pub(super) leader: Seat,
+    pub(super) cards: [Option<Card>; 4],
+    pub(super) len: u8,
+    pub(super) winner: Option<Seat>,
+}
+
+impl Default for Trick {
+    fn default() -> Trick {
+        Trick::led_by(Seat(0))
+    }
+}
+
+impl Trick {
+    fn led_by(leader: Seat) -> Trick {
+        Trick {
+            leader,
+            cards: [None; 4],
+            len: 0,
+            winner: None,
+        }
+    }
+
+    fn seat_at(&self, position: usize) -> Seat {
+        Seat((self.leader.0 + position as u8) % SEATS)
+    }
+
+    fn position_of(&self, seat: Seat) -> usize {
+        usize::from((seat.0 + SEATS - self.leader.0) % SEATS)
+    }
+
+    fn next_seat(&self) -> Seat {
+        self.seat_at(usize::from(self.len))
+    }
+
+    fn led(&self) -> Option<Suit> {
+        self.cards[0].map(|card| card.suit)
+    }
+
+    fn set(&self) -> CardSet {
+        self.cards
+            .iter()
+            .flatten()
+            .map(|card| CardSet::single(*card))
+            .fold(CardSet::EMPTY, |a, b| a | b)
+    }
+
+    fn played(&self) -> impl Iterator<Item = PlayedCard> + '_ {
+        self.cards
+            .iter()
+            .enumerate()
+            .filter_map(|(position, card)| {
+                card.map(|card| PlayedCard {
+                    seat: self.seat_at(position),
+                    card,
+                })
+            })
+    }
+
+    pub(super) fn open(&self, number: u8) -> OpenTrick {
+        OpenTrick {
+            number,
+            leader: self.leader,
+            cards: self.played().collect(),
+        }
+    }
+
+    /// The trick as completed; only called on a trick with four cards.
+    pub(super) fn completed(&self, number: u8) -> CompletedTrick {
+        let cards = std::array::from_fn(|position| PlayedCard {
+            seat: self.seat_at(position),
+            card: self.cards[position].expect("a completed trick holds four cards"),
+        });
+        CompletedTrick {
+            number,
+            leader: self.leader,
+            cards,
+            winner: self.winner.expect("a completed trick has a winner"),
+        }
+    }
+}
+
+/// The deal in progress; empty while a deal is due and once the match is over.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct DealState {
+    /// The hands as dealt.
+    pub(super) dealt: BySeat<CardSet>,
+    /// The cards each seat holds now.
+    pub(super) hands: BySeat<CardSet>,
+    pub(super) trump: Option<Suit>,
+    /// The completed tricks, then the trick in progress.
+    pub(super) tricks: [Trick; 8],
+    /// How many tricks are complete.
+    pub(super) completed: u8,
+    pub(super) tricks_taken: ByTeam<u8>,
+    pub(super) card_points: ByTeam<i32>,
+    pub(super) roem: ByTeam<i32>,
+    /// Every revoke so far (club mode); secret until the deal is over.
+    pub(super) revokes: Vec<RevokeRecord>,
+    /// Seats (bit per seat) whose next card in the open trick replaces a
+    /// corrected revoke and must be allowed.
+    pub(super) must_play_allowed: u8,
+    /// Seats (bit per seat) done with the review.
+    pub(super) review_done: u8,
+}
+
+/// A whole Klaverjassen match: options, the deal in progress, the score sheet.
+///
+/// Serialises completely (mid-deal included) so a stored match reloads into
+/// exactly the same state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Match {
+    pub(super) options: Options,
+    pub(super) deal_number: u8,
+    pub(super) dealer: Seat,
+    pub(super) phase: Phase,
+    pub(super) deal: DealState,
+    pub(super) sheet: Vec<DealRecord>,
+    pub(super) totals: ByTeam<i32>,
+}
+
+fn bit(seat: Seat) -> u8 {
+    1 << seat.0
+}
+
+fn check_seat(seat: Seat) -> Result<(), MoveError> {
+    if seat.0 < SEATS {
+        Ok(())
+    } else {
+        Err(MoveError::NoSuchSeat { seat })
+    }
+}
+
+impl Match {
+    /// A match at a table that just became full. With `auto_deal`, deal 1 is
+    /// dealt at once; otherwise the first dealer is to deal.
+    ///
+    /// `options` are expected to have passed [`Options::validate`].
+    pub fn new<R: Rng + ?Sized>(options: Options, rng: &mut R) -> Match {
+        let mut game = Match::before_first_deal(options);
+        if game.options.auto_deal {
+            game.deal_shuffled(rng);
+        }
+        game
+    }
+
+    /// A match whose first deal gives these hands, waiting for trump; for
+    /// tests and fixtures (the HTTP service always shuffles through
+    /// [`Match::new`] and [`Move::Deal`]).
+    ///
+    /// # Panics
+    /// When the hands are not 8 cards each covering the whole deck.
+    pub fn from_hands(options: Options, hands: BySeat<CardSet>) -> Match {
+        let mut game = Match::before_first_deal(options);
+        game.start_deal(hands);
+        game
+    }
+
+    /// The dealer deals these hands instead of shuffled ones; for tests and
+    /// fixtures that need a chosen deal after the first.
+    ///
+    /// # Panics
+    /// When the hands are not 8 cards each covering the whole deck.
+    pub fn deal_hands(&mut self, seat: Seat, hands: BySeat<CardSet>) -> Result<(), MoveError> {
+        check_seat(seat)?;
+        self.check_deal(seat)?;
+        self.start_deal(hands);
+        Ok(())
+    }
+
+    fn before_first_deal(options: Options) -> Match {
+        debug_assert_eq!(options.validate(), Ok(()));
+        Match {
+            dealer: Seat(options.first_dealer.0 % SEATS),
+            options: Options {
+                deals: options.deals.clamp(1, 16),
+                ..options
+            },
+            deal_number: 1,
+            phase: Phase::Dealing,
+            deal: DealState::default(),
+            sheet: Vec::new(),
+            totals: ByTeam::default(),
+        }
+    }
+
+    fn deal_shuffled<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        let deck = shuffled_deck(rng);
+        self.start_deal(deal_from_deck(&deck, self.dealer));
+    }
+
+    fn start_deal(&mut self, hands: BySeat<CardSet>) {
+        assert!(
+            is_full_deal(&hands),
+            "a deal gives 8 cards to each seat from one deck"
+        );
+        self.deal = DealState {
+            dealt: hands,
+            hands,
+            ..DealState::default()
+        };
+        self.phase = Phase::ChoosingTrump;
+    }
+
+    /// The seat after the dealer (*voorhand*): names trump and leads trick 1.
+    pub fn first_hand(&self) -> Seat {
+        self.dealer.next(SEATS)
+    }
+
+    /// The match options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Where the match stands.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The deal in progress or due (1..=`deals`); the last deal once finished.
+    pub fn deal_number(&self) -> u8 {
+        self.deal_number
+    }
+
+    /// The dealer of the deal in progress or due.
+    pub fn dealer(&self) -> Seat {
+        self.dealer
+    }
+
+    /// The trump suit of the deal in progress, once named.
+    pub fn trump(&self) -> Option<Suit> {
+        self.deal.trump
+    }
+
+    /// The cards a seat holds now (empty between deals).
+    pub fn hand(&self, seat: Seat) -> CardSet {
+        if seat.0 < SEATS {
+            self.deal.hands[seat]
+        } else {
+            CardSet::EMPTY
+        }
+    }
+
+    /// The seat to play a card, during play.
+    pub fn to_play(&self) -> Option<Seat> {
+        (self.phase == Phase::Playing).then(|| self.current_trick().next_seat())
+    }
+
+    /// The score sheet: one row per finished deal.
+    pub fn deals(&self) -> &[DealRecord] {
+        &self.sheet
+    }
+
+    /// Each team's match total so far.
+    pub fn totals(&self) -> ByTeam<i32> {
+        self.totals
+    }
+
+    /// Whether the last deal is over.
+    pub fn is_finished(&self) -> bool {
+        self.phase == Phase::Finished
+    }
+
+    /// The winner, or a draw, once the match is finished.
+    pub fn result(&self) -> Option<MatchResult> {
+        if !self.is_finished() {
+            return None;
+        }
+        let ByTeam { a, b } = self.totals;
+        Some(match a.cmp(&b) {
+            std::cmp::Ordering::Greater => MatchResult::Won(Team::A),
+            std::cmp::Ordering::Less => MatchResult::Won(Team::B),
+            std::cmp::Ordering::Equal => MatchResult::Draw,
+        })
+    }
+
+    /// Who the table waits for; `None` once the match is finished.
+    pub fn awaiting(&self) -> Option<Awaiting> {
+        let (seats, action) = match self.phase {
+            Phase::Dealing => (vec![self.dealer], Action::Deal),
+            Phase::ChoosingTrump => (vec![self.first_hand()], Action::ChooseTrump),
+            Phase::Playing => (vec![self.current_trick().next_seat()], Action::Play),
+            Phase::Review => (
+                (0..SEATS)
+                    .map(Seat)
+                    .filter(|seat| self.deal.review_done & bit(*seat) == 0)
+                    .collect(),
+                Action::EndReview,
+            ),
+            Phase::Finished => return None,
+        };
+        Some(Awaiting { seats, action })
+    }
+
+    pub(super) fn current_trick(&self) -> &Trick {
+        &self.deal.tricks[usize::from(self.deal.completed.min(7))]
+    }
+
+    fn club(&self) -> bool {
+        self.options.revoke_mode == RevokeMode::Club
+    }
+
+    /// The cards `seat` may play now: its legal plays when it is to play,
+    /// else none. In club mode a seat may still lay any held card (a
+    /// revoke), but only these are offered.
+    pub fn legal_cards(&self, seat: Seat) -> CardSet {
+        if self.phase != Phase::Playing {
+            return CardSet::EMPTY;
+        }
+        let trick = self.current_trick();
+        match self.deal.trump {
+            Some(trump) if trick.next_seat() == seat => {
+                legal_cards(self.deal.hands[seat], trick.set(), trick.led(), trump)
+            }
+            _ => CardSet::EMPTY,
+        }
+    }
+
+    /// The moves `seat` may make now, per API.md "legal_moves, phase by
+    /// phase". Never depends on anything the seat may not know.
+    pub fn legal_moves(&self, seat: Seat) -> Vec<Move> {
+        if seat.0 >= SEATS {
+            return Vec::new();
+        }
+        let reports = || {
+            let mut opponents = [Seat((seat.0 + 1) % SEATS), Seat((seat.0 + 3) % SEATS)];
+            opponents.sort();
+            opponents.map(|seat| Move::ReportRevoke { seat })
+        };
+        match self.phase {
+            Phase::Finished => Vec::new(),
+            Phase::Dealing if seat == self.dealer => vec![Move::Deal],
+            Phase::ChoosingTrump if seat == self.first_hand() => {
+                Suit::ALL.map(|suit| Move::ChooseTrump { suit }).to_vec()
+            }
+            Phase::Dealing | Phase::ChoosingTrump => Vec::new(),
+            Phase::Playing => {
+                let mut moves: Vec<Move> = self
+                    .legal_cards(seat)
+                    .iter()
+                    .map(|card| Move::Play { card })
+                    .collect();
+                if self.club() {
+                    let trick = self.current_trick();
+                    if trick.position_of(seat) < usize::from(trick.len) {
+                        moves.push(Move::TakeBack);
+                    }
+                    moves.extend(reports());
+                }
+                moves
+            }
+            Phase::Review if self.deal.review_done & bit(seat) == 0 => {
+                let mut moves = vec![Move::EndReview];
+                moves.extend(reports());
+                moves
+            }
+            Phase::Review => Vec::new(),
+        }
+    }
+
+    /// Makes a move for `seat`. On `Err` nothing changed. With `auto_deal`,
+    /// the next deal is dealt inside the call that made it due.
+    pub fn play<R: Rng + ?Sized>(
+        &mut self,
+        seat: Seat,
+        mv: Move,
+        rng: &mut R,
+    ) -> Result<(), MoveError> {
+        check_seat(seat)?;
+        match mv {
+            Move::Deal => {
+                self.check_deal(seat)?;
+                self.deal_shuffled(rng);
+                Ok(())
+            }
+            Move::ChooseTrump { suit } => self.choose_trump(seat, suit),
+            Move::Play { card } => self.play_card(seat, card, rng),
+            Move::TakeBack => self.take_back(seat),
+            Move::ReportRevoke { seat: named } => self.report(seat, named, rng),
+            Move::EndReview => self.end_review(seat, rng),
+        }
+    }
+
+    fn check_deal(&self, seat: Seat) -> Result<(), MoveError> {
+        if self.phase != Phase::Dealing {
+            Err(MoveError::WrongPhase)
+        } else if seat != self.dealer {
+            Err(MoveError::NotYourTurn)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn choose_trump(&mut self, seat: Seat, suit: Suit) -> Result<(), MoveError> {
+        if self.phase != Phase::ChoosingTrump {
+            return Err(MoveError::WrongPhase);
+        }
+        if seat != self.first_hand() {
+            return Err(MoveError::NotYourTurn);
+        }
+        self.deal.trump = Some(suit);
+        self.deal.tricks[0] = Trick::led_by(seat);
+        self.phase = Phase::Playing;
+        Ok(())
+    }
+
+    fn play_card<R: Rng + ?Sized>(
+        &mut self,
+        seat: Seat,
+        card: Card,
+        rng: &mut R,
+    ) -> Result<(), MoveError> {
+        if self.phase != Phase::Playing {
+            return Err(MoveError::WrongPhase);
+        }
+        let trick = *self.current_trick();
+        if trick.next_seat() != seat {
+            return Err(MoveError::NotYourTurn);
+        }
+        let hand = self.deal.hands[seat];
+        if !hand.contains(card) {
+            return Err(MoveError::CardNotInHand { card });
+        }
+        let trump = self.deal.trump.expect("trump is named before play");
+        if let Some(refused) = refusal(hand, trick.set(), trick.led(), trump, card) {
+            if !self.club() || self.deal.must_play_allowed & bit(seat) != 0 {
+                return Err(refused);
+            }
+            self.deal.revokes.push(RevokeRecord {
+                seat,
+                trick: self.deal.completed + 1,
+                corrected: false,
+            });
+        }
+        self.deal.hands[seat].remove(card);
+        self.deal.must_play_allowed &= !bit(seat);
+        let index = usize::from(self.deal.completed);
+        let trick = &mut self.deal.tricks[index];
+        trick.cards[usize::from(trick.len)] = Some(card);
+        trick.len += 1;
+        if trick.len == 4 {
+            self.close_trick(trump, rng);
+        }
+        Ok(())
+    }
+
+    fn close_trick<R: Rng + ?Sized>(&mut self, trump: Suit, rng: &mut R) {
+        let deal = &mut self.deal;
+        let trick = &mut deal.tricks[usize::from(deal.completed)];
+        let cards = trick.cards.map(|card| card.expect("four cards"));
+        let winner = trick_winner(&cards, trick.leader, trump);
+        trick.winner = Some(winner);
+        let team = Team::of(winner);
+        deal.card_points[team] += cards
+            .iter()
+            .map(|card| card_points(*card, trump))
+            .sum::<i32>();
+        deal.roem[team] += roem(trick.set(), trump);
+        deal.tricks_taken[team] += 1;
+        deal.completed += 1;
+        if deal.completed < 8 {
+            deal.tricks[usize::from(deal.completed)] = Trick::led_by(winner);
+            return;
+        }
+        deal.card_points[team] += LAST_TRICK;
+        if self.club() {
+            self.phase = Phase::Review;
+        } else {
+            self.finish_deal(None, rng);
+        }
+    }
+
+    fn require_club(&self) -> Result<(), MoveError> {
+        if self.club() {
+            Ok(())
+        } else {
+            Err(MoveError::ClubModeOnly)
+        }
+    }
+
+    fn open_revoke(&self, seat: Seat) -> bool {
+        let open = self.deal.completed + 1;
+        self.deal
+            .revokes
+            .iter()
+            .any(|revoke| revoke.seat == seat && revoke.trick == open && !revoke.corrected)
+    }
+
+    fn take_back(&mut self, seat: Seat) -> Result<(), MoveError> {
+        self.require_club()?;
+        if self.phase != Phase::Playing {
+            return Err(MoveError::WrongPhase);
+        }
+        let trick = self.current_trick();
+        if trick.position_of(seat) >= usize::from(trick.len) {
+            return Err(MoveError::NothingToTakeBack);
+        }
+        if !self.open_revoke(seat) {
+            return Err(MoveError::NotARevoke);
+        }
+        self.correct(seat);
+        Ok(())
+    }
+
+    /// Returns `seat`'s card in the open trick and every card after it to
+    /// their hands; `seat` plays again and its new card must be allowed.
+    fn correct(&mut self, seat: Seat) {
+        let deal = &mut self.deal;
+        let number = deal.completed + 1;
+        let trick = &mut deal.tricks[usize::from(deal.completed)];
+        let from = trick.position_of(seat);
+        for position in from..usize::from(trick.len) {
+            let owner = trick.seat_at(position);
+            if let Some(card) = trick.cards[position].take() {
+                deal.hands[owner].insert(card);
+            }
+            for revoke in deal.revokes.iter_mut() {
+                if revoke.seat == owner && revoke.trick == number {
+                    revoke.corrected = true;
+                }
+            }
+        }
+        trick.len = from as u8;
+        deal.must_play_allowed |= bit(seat);
+    }
+
+    fn report<R: Rng + ?Sized>(
+        &mut self,
+        reporter: Seat,
+        named: Seat,
+        rng: &mut R,
+    ) -> Result<(), MoveError> {
+        self.require_club()?;
+        if !matches!(self.phase, Phase::Playing | Phase::Review) {
+            return Err(MoveError::WrongPhase);
+        }
+        check_seat(named)?;
+        if Team::of(named) == Team::of(reporter) {
+            return Err(MoveError::OwnTeam);
+        }
+        if self.phase == Phase::Review && self.deal.review_done & bit(reporter) != 0 {
+            return Err(MoveError::AlreadyReported);
+        }
+        let closed = self.deal.completed;
+        let revoked_in_closed_trick = self
+            .deal
+            .revokes
+            .iter()
+            .any(|revoke| revoke.seat == named && revoke.trick <= closed && !revoke.corrected);
+        if !revoked_in_closed_trick && self.phase == Phase::Playing && self.open_revoke(named) {
+            self.correct(named);
+            return Ok(());
+        }
+        let report = ReportRecord {
+            seat: named,
+            reported_by: reporter,
+            valid: revoked_in_closed_trick,
+        };
+        self.finish_deal(Some(report), rng);
+        Ok(())
+    }
+
+    fn end_review<R: Rng + ?Sized>(&mut self, seat: Seat, rng: &mut R) -> Result<(), MoveError> {
+        self.require_club()?;
+        if self.phase != Phase::Review {
+            return Err(MoveError::WrongPhase);
+        }
+        if self.deal.review_done & bit(seat) != 0 {
+            return Err(MoveError::AlreadyReported);
+        }
+        self.deal.review_done |= bit(seat);
+        if self.deal.review_done == 0b1111 {
+            self.finish_deal(None, rng);
+        }
+        Ok(())
+    }
+
+    /// Scores the deal (normally, or the punishment `report` decided), writes
+    /// its score sheet row, and makes the next deal due (dealing it at once
+    /// with `auto_deal`) or ends the match.
+    fn finish_deal<R: Rng + ?Sized>(&mut self, report: Option<ReportRecord>, rng: &mut R) {
+        let deal = std::mem::take(&mut self.deal);
+        let playing_team = Team::of(self.first_hand());
+        let (score, pit, nat) = match report {
+            Some(report) => {
+                let punished = if report.valid {
+                    Team::of(report.seat)
+                } else {
+                    Team::of(report.reported_by)
+                };
+                (punishment(punished, deal.roem), false, false)
+            }
+            None => {
+                let scored =
+                    score_deal(playing_team, deal.card_points, deal.roem, deal.tricks_taken);
+                (scored.score, scored.pit, scored.nat)
+            }
+        };
+        let tricks = deal.tricks[..usize::from(deal.completed)]
+            .iter()
+            .zip(1..)
+            .map(|(trick, number)| trick.completed(number))
+            .collect();
+        self.sheet.push(DealRecord {
+            number: self.deal_number,
+            dealer: self.dealer,
+            trump: deal.trump.expect("trump is named before a deal can end"),
+            playing_team,
+            card_points: deal.card_points,
+            roem: deal.roem,
+            score,
+            pit,
+            nat,
+            report,
+            hands: deal.dealt,
+            tricks,
+            revokes: deal.revokes,
+        });
+        self.totals.a += score.a;
+        self.totals.b += score.b;
+        if self.deal_number >= self.options.deals {
+            self.phase = Phase::Finished;
+            return;
+        }
+        self.deal_number += 1;
+        self.dealer = self.dealer.next(SEATS);
+        self.phase = Phase::Dealing;
+        if self.options.auto_deal {
+            self.deal_shuffled(rng);
+        }
+    }
+}

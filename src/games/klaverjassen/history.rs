@@ -1,0 +1,103 @@
+//! The public record of play: tricks as the API shows them, and the score
+//! sheet row of a finished deal with its full history.
+
+use serde::{Deserialize, Serialize};
+
+use crate::games::Seat;
+use crate::games::cards::{Card, Suit};
+
+use super::cardset::CardSet;
+use super::team::{BySeat, ByTeam, Team};
+
+/// A card in a trick and the seat that played it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PlayedCard {
+    /// Who played the card.
+    pub seat: Seat,
+    /// The card.
+    pub card: Card,
+}
+
+/// The trick in progress (*de slag die open ligt*), possibly still empty.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OpenTrick {
+    /// The trick's number in the deal, 1..=8.
+    #[schema(example = 3)]
+    pub number: u8,
+    /// The seat that leads it.
+    pub leader: Seat,
+    /// The cards played so far, in play order.
+    pub cards: Vec<PlayedCard>,
+}
+
+/// A trick with all four cards and its winner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct CompletedTrick {
+    /// The trick's number in the deal, 1..=8.
+    #[schema(example = 2)]
+    pub number: u8,
+    /// The seat that led it.
+    pub leader: Seat,
+    /// The four cards in play order.
+    pub cards: [PlayedCard; 4],
+    /// The seat that won it and leads the next.
+    pub winner: Seat,
+}
+
+/// A revoke (*verzaking*) made in a deal, public once the deal is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RevokeRecord {
+    /// The seat that revoked.
+    pub seat: Seat,
+    /// The trick it revoked in, 1..=8.
+    #[schema(example = 4)]
+    pub trick: u8,
+    /// Whether the card went back to the hand while the trick was open
+    /// (taken back, reported, or returned because an earlier card in the
+    /// trick was taken back).
+    pub corrected: bool,
+}
+
+/// The report that ended a deal with a punishment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ReportRecord {
+    /// The seat reported.
+    pub seat: Seat,
+    /// The seat that reported.
+    pub reported_by: Seat,
+    /// Whether the named seat had revoked: true punishes its team, false the
+    /// reporter's team.
+    pub valid: bool,
+}
+
+/// One row of the score sheet: a finished deal, its score and its history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DealRecord {
+    /// The deal's number in the match, 1..=`deals`.
+    #[schema(example = 1)]
+    pub number: u8,
+    /// The seat that dealt.
+    pub dealer: Seat,
+    /// The trump suit.
+    pub trump: Suit,
+    /// The team of the seat that named trump (*spelende partij*).
+    pub playing_team: Team,
+    /// Card points of the tricks each team took, the last trick's 10 included.
+    pub card_points: ByTeam<i32>,
+    /// Roem each team made.
+    pub roem: ByTeam<i32>,
+    /// What each team scored for the deal.
+    pub score: ByTeam<i32>,
+    /// The playing team took all eight tricks.
+    pub pit: bool,
+    /// The playing team did not score more than the defenders.
+    pub nat: bool,
+    /// The report that punished a team, if one did.
+    pub report: Option<ReportRecord>,
+    /// The hands as dealt, by seat.
+    pub hands: BySeat<CardSet>,
+    /// The completed tricks (all eight unless a punishment ended the deal).
+    pub tricks: Vec<CompletedTrick>,
+    /// Every revoke of the deal, corrected or not.
+    pub revokes: Vec<RevokeRecord>,
+}

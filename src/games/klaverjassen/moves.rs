@@ -1,0 +1,158 @@
+//! The moves a seat can make, and why a move is refused.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::games::Seat;
+use crate::games::cards::{Card, Suit};
+
+/// A move, tagged by `type` as the API writes it: `{"type":"play","card":"7C"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Move {
+    /// The dealer deals the cards (3-2-3).
+    Deal,
+    /// The seat after the dealer names trump (*troef maken*).
+    ChooseTrump {
+        /// The trump suit.
+        suit: Suit,
+    },
+    /// The seat to play plays a card.
+    Play {
+        /// The card played.
+        card: Card,
+    },
+    /// Club mode: take back one's revoked card from the open trick.
+    TakeBack,
+    /// Club mode: report that a seat of the other team revoked.
+    ReportRevoke {
+        /// The seat reported.
+        seat: Seat,
+    },
+    /// Club mode: say one is done with the review of the deal.
+    EndReview,
+}
+
+/// Why a move was refused; the state is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveError {
+    /// The move does not belong to the current phase.
+    WrongPhase,
+    /// It is another seat's turn.
+    NotYourTurn,
+    /// A seat number outside 0..=3.
+    NoSuchSeat {
+        /// The seat named.
+        seat: Seat,
+    },
+    /// The card is not in the seat's hand.
+    CardNotInHand {
+        /// The card played.
+        card: Card,
+    },
+    /// The seat holds the led suit and must follow it (*kleur bekennen*).
+    MustFollowSuit {
+        /// The card played.
+        card: Card,
+        /// The suit led.
+        led: Suit,
+    },
+    /// The seat cannot follow and must play a trump (*introeven*).
+    MustTrump {
+        /// The card played.
+        card: Card,
+    },
+    /// The seat must beat the highest trump in the trick (*overtroeven*).
+    MustOvertrump {
+        /// The card played.
+        card: Card,
+    },
+    /// The seat may not play a lower trump while it holds a card of another
+    /// suit (*ondertroeven*).
+    MustNotUndertrump {
+        /// The card played.
+        card: Card,
+    },
+    /// `take_back` of a card that was allowed.
+    NotARevoke,
+    /// `take_back` by a seat with no card in the open trick.
+    NothingToTakeBack,
+    /// A report naming a seat of the reporter's own team.
+    OwnTeam,
+    /// A report or `end_review` by a seat that already said it is done with
+    /// the review.
+    AlreadyReported,
+    /// `take_back`, `report_revoke` or `end_review` at a table that does not
+    /// play in club mode.
+    ClubModeOnly,
+}
+
+impl MoveError {
+    /// The stable `snake_case` code the API answers with.
+    pub fn code(&self) -> &'static str {
+        match self {
+            MoveError::WrongPhase => "wrong_phase",
+            MoveError::NotYourTurn => "not_your_turn",
+            MoveError::NoSuchSeat { .. } => "no_such_seat",
+            MoveError::CardNotInHand { .. } => "card_not_in_hand",
+            MoveError::MustFollowSuit { .. } => "must_follow_suit",
+            MoveError::MustTrump { .. } => "must_trump",
+            MoveError::MustOvertrump { .. } => "must_overtrump",
+            MoveError::MustNotUndertrump { .. } => "must_not_undertrump",
+            MoveError::NotARevoke => "not_a_revoke",
+            MoveError::NothingToTakeBack => "nothing_to_take_back",
+            MoveError::OwnTeam => "own_team",
+            MoveError::AlreadyReported => "already_reported",
+            MoveError::ClubModeOnly => "club_mode_only",
+        }
+    }
+}
+
+impl fmt::Display for MoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveError::WrongPhase => {
+                f.write_str("that move does not belong to this phase of the deal")
+            }
+            MoveError::NotYourTurn => f.write_str("it is not this seat's turn"),
+            MoveError::NoSuchSeat { seat } => {
+                write!(f, "a Klaverjassen table has seats 0 to 3, not {}", seat.0)
+            }
+            MoveError::CardNotInHand { card } => write!(f, "{card} is not in this seat's hand"),
+            MoveError::MustFollowSuit { card, led } => write!(
+                f,
+                "{card} may not be played: a seat holding the led suit ({led}) must follow it"
+            ),
+            MoveError::MustTrump { card } => write!(
+                f,
+                "{card} may not be played: a seat that cannot follow suit must trump"
+            ),
+            MoveError::MustOvertrump { card } => write!(
+                f,
+                "{card} may not be played: a seat that can beat the highest trump in the trick must do so, even when its partner is winning"
+            ),
+            MoveError::MustNotUndertrump { card } => write!(
+                f,
+                "{card} may not be played: a seat may undertrump only when it holds nothing but lower trumps"
+            ),
+            MoveError::NotARevoke => {
+                f.write_str("only a revoked card may be taken back, and this card was allowed")
+            }
+            MoveError::NothingToTakeBack => {
+                f.write_str("this seat has no card in the open trick to take back")
+            }
+            MoveError::OwnTeam => {
+                f.write_str("a team does not report its own seats: report a seat of the other team")
+            }
+            MoveError::AlreadyReported => {
+                f.write_str("this seat has already said it is done with the review")
+            }
+            MoveError::ClubModeOnly => {
+                f.write_str("revokes are taken back, reported and reviewed only in club mode")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MoveError {}
