@@ -1,0 +1,86 @@
+//! The append-only event log of every game.
+
+use sqlx::{AnyConnection, Row};
+use uuid::Uuid;
+
+use super::now_micros;
+use super::players::parse_uuid;
+
+/// One accepted change to a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    /// Position in the game's log; equal to the version the change made.
+    pub seq: i64,
+    /// Who made the change, if a player did.
+    pub player_id: Option<Uuid>,
+    /// The seat that acted, if any.
+    pub seat: Option<u8>,
+    /// What kind of change (`created`, `joined`, `left`, `deal`, `move`).
+    pub kind: String,
+    /// The change, JSON, unredacted: the HTTP layer redacts it per caller.
+    pub payload: String,
+    /// When it was accepted, Unix microseconds.
+    pub created_at: i64,
+}
+
+/// Appends an event.
+pub async fn append(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    event: &EventRow,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(game.to_string())
+    .bind(event.seq)
+    .bind(event.player_id.map(|p| p.to_string()))
+    .bind(event.seat.map(i64::from))
+    .bind(&event.kind)
+    .bind(&event.payload)
+    .bind(if event.created_at == 0 {
+        now_micros()
+    } else {
+        event.created_at
+    })
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The events after `after`, oldest first, at most `limit`.
+pub async fn list(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<EventRow>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT seq, player_id, seat, kind, payload, created_at FROM game_events \
+         WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+    )
+    .bind(game.to_string())
+    .bind(after)
+    .bind(limit)
+    .fetch_all(conn)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(EventRow {
+                seq: r.try_get("seq")?,
+                player_id: r
+                    .try_get::<Option<String>, _>("player_id")?
+                    .map(parse_uuid)
+                    .transpose()?,
+                seat: r
+                    .try_get::<Option<i64>, _>("seat")?
+                    .map(|s| u8::try_from(s).map_err(|e| sqlx::Error::Decode(Box::new(e))))
+                    .transpose()?,
+                kind: r.try_get("kind")?,
+                payload: r.try_get("payload")?,
+                created_at: r.try_get("created_at")?,
+            })
+        })
+        .collect()
+}

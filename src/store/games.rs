@@ -1,0 +1,240 @@
+//! Game rows and their seats.
+
+use sqlx::{AnyConnection, Row};
+use uuid::Uuid;
+
+use super::players::{PlayerRow, parse_uuid, player_from};
+use super::{Backend, now_micros};
+
+/// A stored game: the table's record plus the rules state as JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    /// The game's id.
+    pub id: Uuid,
+    /// `klaverjassen` or `potverteren`.
+    pub kind: String,
+    /// `waiting`, `playing` or `finished`.
+    pub status: String,
+    /// Adds one with every accepted change.
+    pub version: i64,
+    /// The player who created the table.
+    pub host_id: Uuid,
+    /// The table options, JSON.
+    pub options: String,
+    /// The rules state, JSON; `None` until the table is full.
+    pub state: Option<String>,
+    /// When the table was created, Unix microseconds.
+    pub created_at: i64,
+    /// Who sits where.
+    pub seats: Vec<SeatRow>,
+}
+
+/// A taken seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatRow {
+    /// The seat number.
+    pub seat: u8,
+    /// The player in it.
+    pub player: PlayerRow,
+}
+
+/// A position in a newest-first listing: the last row's creation time and id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    /// Creation time of the last row seen.
+    pub created_at: i64,
+    /// Id of the last row seen.
+    pub id: Uuid,
+}
+
+/// Stores a new game (its seats are added with [`add_seat`]).
+pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
+    let now = now_micros();
+    sqlx::query(
+        "INSERT INTO games (id, kind, status, version, host_id, options, state, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(game.id.to_string())
+    .bind(&game.kind)
+    .bind(&game.status)
+    .bind(game.version)
+    .bind(game.host_id.to_string())
+    .bind(&game.options)
+    .bind(game.state.clone())
+    .bind(game.created_at)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes a game's status, version and state.
+pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE games SET status = $1, version = $2, state = $3, updated_at = $4 WHERE id = $5",
+    )
+    .bind(&game.status)
+    .bind(game.version)
+    .bind(game.state.clone())
+    .bind(now_micros())
+    .bind(game.id.to_string())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Seats `player` at `seat`.
+pub async fn add_seat(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    seat: u8,
+    player: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO game_seats (game_id, seat, player_id) VALUES ($1, $2, $3)")
+        .bind(game.to_string())
+        .bind(i64::from(seat))
+        .bind(player.to_string())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Frees `seat`.
+pub async fn remove_seat(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    seat: u8,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM game_seats WHERE game_id = $1 AND seat = $2")
+        .bind(game.to_string())
+        .bind(i64::from(seat))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Loads a game with its seats. With `lock`, the row stays locked until the
+/// transaction ends (Postgres `FOR UPDATE`; a SQLite write transaction already
+/// holds the file's write lock).
+pub async fn load(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    id: Uuid,
+    lock: bool,
+) -> Result<Option<GameRow>, sqlx::Error> {
+    let query = if lock && backend == Backend::Postgres {
+        "SELECT id, kind, status, version, host_id, options, state, created_at FROM games WHERE id = $1 FOR UPDATE"
+    } else {
+        "SELECT id, kind, status, version, host_id, options, state, created_at FROM games WHERE id = $1"
+    };
+    let Some(row) = sqlx::query(query)
+        .bind(id.to_string())
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let mut game = game_from(&row)?;
+    game.seats = seats_of(conn, id).await?;
+    Ok(Some(game))
+}
+
+/// Tables waiting for players, newest first, optionally of one kind.
+pub async fn lobby(
+    conn: &mut AnyConnection,
+    kind: Option<&str>,
+    after: Option<Cursor>,
+    limit: i64,
+) -> Result<Vec<GameRow>, sqlx::Error> {
+    let (before_time, before_id) = cursor_bounds(after);
+    let rows = sqlx::query(
+        "SELECT id, kind, status, version, host_id, options, state, created_at FROM games \
+         WHERE status = 'waiting' AND ($1 IS NULL OR kind = $1) \
+           AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
+         ORDER BY created_at DESC, id DESC LIMIT $4",
+    )
+    .bind(kind)
+    .bind(before_time)
+    .bind(before_id)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    with_seats(conn, rows).await
+}
+
+/// The games `player` sits at, newest first.
+pub async fn of_player(
+    conn: &mut AnyConnection,
+    player: Uuid,
+    after: Option<Cursor>,
+    limit: i64,
+) -> Result<Vec<GameRow>, sqlx::Error> {
+    let (before_time, before_id) = cursor_bounds(after);
+    let rows = sqlx::query(
+        "SELECT g.id, g.kind, g.status, g.version, g.host_id, g.options, g.state, g.created_at \
+         FROM games g JOIN game_seats s ON s.game_id = g.id \
+         WHERE s.player_id = $1 AND (g.created_at < $2 OR (g.created_at = $2 AND g.id < $3)) \
+         ORDER BY g.created_at DESC, g.id DESC LIMIT $4",
+    )
+    .bind(player.to_string())
+    .bind(before_time)
+    .bind(before_id)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    with_seats(conn, rows).await
+}
+
+fn cursor_bounds(after: Option<Cursor>) -> (i64, String) {
+    match after {
+        Some(c) => (c.created_at, c.id.to_string()),
+        // Past every row: ids are lower-case hex, so "~" sorts after all of them.
+        None => (i64::MAX, "~".to_owned()),
+    }
+}
+
+async fn with_seats(
+    conn: &mut AnyConnection,
+    rows: Vec<sqlx::any::AnyRow>,
+) -> Result<Vec<GameRow>, sqlx::Error> {
+    let mut games = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let mut game = game_from(row)?;
+        game.seats = seats_of(conn, game.id).await?;
+        games.push(game);
+    }
+    Ok(games)
+}
+
+async fn seats_of(conn: &mut AnyConnection, game: Uuid) -> Result<Vec<SeatRow>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT s.seat, p.id, p.name FROM game_seats s JOIN players p ON p.id = s.player_id \
+         WHERE s.game_id = $1 ORDER BY s.seat",
+    )
+    .bind(game.to_string())
+    .fetch_all(conn)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(SeatRow {
+                seat: u8::try_from(r.try_get::<i64, _>("seat")?)
+                    .map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
+                player: player_from(r)?,
+            })
+        })
+        .collect()
+}
+
+fn game_from(row: &sqlx::any::AnyRow) -> Result<GameRow, sqlx::Error> {
+    Ok(GameRow {
+        id: parse_uuid(row.try_get("id")?)?,
+        kind: row.try_get("kind")?,
+        status: row.try_get("status")?,
+        version: row.try_get("version")?,
+        host_id: parse_uuid(row.try_get("host_id")?)?,
+        options: row.try_get("options")?,
+        state: row.try_get("state")?,
+        created_at: row.try_get("created_at")?,
+        seats: Vec::new(),
+    })
+}

@@ -1,0 +1,66 @@
+//! The first answer to each request sent with an `Idempotency-Key`.
+
+use sqlx::{AnyConnection, Row};
+use uuid::Uuid;
+
+use super::now_micros;
+
+/// A stored answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredResponse {
+    /// Hash of the request the key was first used with (method, path, body).
+    pub request_hash: String,
+    /// The HTTP status of the first answer.
+    pub status: u16,
+    /// The headers worth replaying (`ETag`, `Location`), as JSON pairs.
+    pub headers: String,
+    /// The body of the first answer.
+    pub body: String,
+}
+
+/// The answer stored for `player`'s `key`, if any.
+pub async fn find(
+    conn: &mut AnyConnection,
+    player: Uuid,
+    key: &str,
+) -> Result<Option<StoredResponse>, sqlx::Error> {
+    let row = sqlx::query(
+        "SELECT request_hash, status, headers, body FROM idempotency_keys WHERE player_id = $1 AND key = $2",
+    )
+    .bind(player.to_string())
+    .bind(key)
+    .fetch_optional(conn)
+    .await?;
+    row.map(|r| {
+        Ok(StoredResponse {
+            request_hash: r.try_get("request_hash")?,
+            status: u16::try_from(r.try_get::<i64, _>("status")?).unwrap_or(500),
+            headers: r.try_get("headers")?,
+            body: r.try_get("body")?,
+        })
+    })
+    .transpose()
+}
+
+/// Records the first answer for `player`'s `key`, in the request's transaction.
+pub async fn insert(
+    conn: &mut AnyConnection,
+    player: Uuid,
+    key: &str,
+    response: &StoredResponse,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO idempotency_keys (player_id, key, request_hash, status, headers, body, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(player.to_string())
+    .bind(key)
+    .bind(&response.request_hash)
+    .bind(i64::from(response.status))
+    .bind(&response.headers)
+    .bind(&response.body)
+    .bind(now_micros())
+    .execute(conn)
+    .await?;
+    Ok(())
+}

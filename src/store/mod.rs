@@ -1,0 +1,113 @@
+//! All SQL lives here. One request is one transaction: handlers begin one with
+//! [`Store::begin_write`], call these functions with it, and commit.
+//!
+//! The same portable schema and queries run on Postgres and on the embedded
+//! SQLite file through sqlx's `Any` driver; the two differ only in how a write
+//! transaction takes its lock (see [`Store::begin_write`] and [`games::load`]).
+
+pub mod events;
+pub mod games;
+pub mod idempotency;
+pub mod players;
+pub mod settings;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, ConnectOptions};
+
+use crate::config::Database;
+
+/// A write transaction: the game row it loads stays locked until commit.
+pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
+
+/// Which database engine is behind the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Postgres: rows are locked with `SELECT … FOR UPDATE`.
+    Postgres,
+    /// SQLite: a write transaction is `BEGIN IMMEDIATE`, which locks the file.
+    Sqlite,
+}
+
+/// The embedded migrations under `migrations/`, applied at start.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// The database pool and which engine it talks to.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Store {
+    /// Connects (creating the SQLite file if needed) and applies the migrations.
+    /// Several instances may start at once: sqlx serialises migrations with a lock.
+    pub async fn connect(database: &Database) -> Result<Store, sqlx::Error> {
+        sqlx::any::install_default_drivers();
+        let (url, backend, max) = match database {
+            Database::Postgres(url) => (url.expose().to_owned(), Backend::Postgres, 16),
+            Database::Sqlite(path) => (format!("sqlite://{path}?mode=rwc"), Backend::Sqlite, 8),
+        };
+        let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
+        let pool = AnyPoolOptions::new()
+            .max_connections(max)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await?;
+        if backend == Backend::Sqlite {
+            // WAL lets readers go on while one writer holds the lock; the
+            // setting is kept in the file, so once is enough.
+            sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&pool)
+                .await?;
+        }
+        MIGRATOR.run(&pool).await?;
+        Ok(Store { pool, backend })
+    }
+
+    /// The engine behind this store.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The pool, for reads outside a write transaction.
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// Begins a transaction that may write. On SQLite it takes the write lock
+    /// at once (`BEGIN IMMEDIATE`), so two writers never both read a stale game.
+    pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
+        match self.backend {
+            Backend::Postgres => self.pool.begin().await,
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+        }
+    }
+
+    /// Readiness: the database answers and every migration is applied.
+    pub async fn ready(&self) -> Result<(), sqlx::Error> {
+        let applied: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations WHERE success = TRUE")
+                .fetch_one(&self.pool)
+                .await?;
+        let expected = MIGRATOR.iter().count() as i64;
+        if applied < expected {
+            return Err(sqlx::Error::Protocol(format!(
+                "{applied} of {expected} migrations applied"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Closes the pool, waiting for connections in use.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// Now, as Unix microseconds (the schema's time format).
+pub fn now_micros() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}

@@ -1,0 +1,69 @@
+//! Players: guest identities and players of an external identity provider.
+
+use sqlx::{AnyConnection, Row};
+use uuid::Uuid;
+
+use super::now_micros;
+
+/// A stored player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRow {
+    /// The player's id.
+    pub id: Uuid,
+    /// The name others see.
+    pub name: String,
+}
+
+/// Stores a new guest player.
+pub async fn insert(conn: &mut AnyConnection, id: Uuid, name: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO players (id, name, created_at) VALUES ($1, $2, $3)")
+        .bind(id.to_string())
+        .bind(name)
+        .bind(now_micros())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The player with `id`, if any.
+pub async fn get(conn: &mut AnyConnection, id: Uuid) -> Result<Option<PlayerRow>, sqlx::Error> {
+    let row = sqlx::query("SELECT id, name FROM players WHERE id = $1")
+        .bind(id.to_string())
+        .fetch_optional(conn)
+        .await?;
+    row.map(|r| player_from(&r)).transpose()
+}
+
+/// The player behind an external identity's `sub`, created on first use.
+pub async fn for_external_subject(
+    conn: &mut AnyConnection,
+    subject: &str,
+    name: &str,
+) -> Result<PlayerRow, sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO players (id, name, external_sub, created_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (external_sub) DO NOTHING",
+    )
+    .bind(Uuid::new_v4().to_string())
+    .bind(name)
+    .bind(subject)
+    .bind(now_micros())
+    .execute(&mut *conn)
+    .await?;
+    let row = sqlx::query("SELECT id, name FROM players WHERE external_sub = $1")
+        .bind(subject)
+        .fetch_one(conn)
+        .await?;
+    player_from(&row)
+}
+
+pub(super) fn player_from(row: &sqlx::any::AnyRow) -> Result<PlayerRow, sqlx::Error> {
+    Ok(PlayerRow {
+        id: parse_uuid(row.try_get("id")?)?,
+        name: row.try_get("name")?,
+    })
+}
+
+pub(super) fn parse_uuid(text: String) -> Result<Uuid, sqlx::Error> {
+    Uuid::parse_str(&text).map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
