@@ -1,0 +1,203 @@
+//! Bearer tokens: our own HS256 tokens for guest players, and optionally the
+//! tokens of an external identity provider (RS256/ES256), whose `sub` maps to
+//! a player of ours.
+
+use chrono::{DateTime, Utc};
+use jsonwebtoken::{
+    Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, decode_header, encode,
+};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::config::{ExternalIdentity, Secret};
+
+/// The `iss` of the tokens this service issues.
+pub const ISSUER: &str = "kaarttafel";
+
+/// What a verified token says about its bearer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Identity {
+    /// A player of ours, by id.
+    Player(Uuid),
+    /// A subject of the external identity provider, with the name it gave.
+    External {
+        /// The provider's `sub`.
+        subject: String,
+        /// The provider's `name` claim, or the subject.
+        name: String,
+    },
+}
+
+/// Why a token was refused. Every case is a 401 to the caller.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TokenError {
+    /// No `Authorization: Bearer …` header.
+    #[error("this call needs an `Authorization: Bearer <token>` header")]
+    Missing,
+    /// Not a token we accept: malformed, wrong algorithm, bad signature or claims.
+    #[error("the bearer token is not valid")]
+    Invalid,
+    /// A valid token past its `exp`.
+    #[error("the bearer token has expired")]
+    Expired,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Claims {
+    sub: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    iat: i64,
+    exp: i64,
+    iss: String,
+}
+
+/// Issues and verifies tokens.
+#[derive(Clone)]
+pub struct Tokens {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    ttl: chrono::Duration,
+    external: Option<(DecodingKey, Validation)>,
+}
+
+impl Tokens {
+    /// Keys from the HS256 `secret`, the token lifetime and the optional provider.
+    pub fn new(
+        secret: &Secret,
+        ttl: std::time::Duration,
+        external: Option<&ExternalIdentity>,
+    ) -> Result<Tokens, jsonwebtoken::errors::Error> {
+        let external = external
+            .map(|provider| {
+                let pem = provider.public_key_pem.as_bytes();
+                let (key, algorithm) = match DecodingKey::from_rsa_pem(pem) {
+                    Ok(key) => (key, Algorithm::RS256),
+                    Err(_) => (DecodingKey::from_ec_pem(pem)?, Algorithm::ES256),
+                };
+                let mut validation = Validation::new(algorithm);
+                validation.set_issuer(&[&provider.issuer]);
+                validation.set_audience(&[&provider.audience]);
+                validation.leeway = 5;
+                Ok::<_, jsonwebtoken::errors::Error>((key, validation))
+            })
+            .transpose()?;
+        Ok(Tokens {
+            encoding: EncodingKey::from_secret(secret.expose().as_bytes())?,
+            decoding: DecodingKey::from_secret(secret.expose().as_bytes())?,
+            ttl: chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::days(30)),
+            external,
+        })
+    }
+
+    /// A token for `player`, and when it expires.
+    pub fn issue(&self, player: Uuid, now: DateTime<Utc>) -> (String, DateTime<Utc>) {
+        let expires_at = now + self.ttl;
+        let claims = Claims {
+            sub: player.to_string(),
+            name: None,
+            iat: now.timestamp(),
+            exp: expires_at.timestamp(),
+            iss: ISSUER.to_owned(),
+        };
+        let token = encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .expect("HS256 signing with an in-memory key cannot fail");
+        (token, expires_at)
+    }
+
+    /// Who `token` speaks for. Only HS256 tokens of ours, or the external
+    /// provider's algorithm when configured, are accepted (never `alg: none`).
+    pub fn verify(&self, token: &str) -> Result<Identity, TokenError> {
+        let header = decode_header(token).map_err(|_| TokenError::Invalid)?;
+        if header.alg == Algorithm::HS256 {
+            let mut validation = Validation::new(Algorithm::HS256);
+            validation.set_issuer(&[ISSUER]);
+            validation.leeway = 5;
+            let claims = decode::<Claims>(token, &self.decoding, &validation)
+                .map_err(classify)?
+                .claims;
+            return Uuid::parse_str(&claims.sub)
+                .map(Identity::Player)
+                .map_err(|_| TokenError::Invalid);
+        }
+        let Some((key, validation)) = &self.external else {
+            return Err(TokenError::Invalid);
+        };
+        let claims = decode::<Claims>(token, key, validation)
+            .map_err(classify)?
+            .claims;
+        let name = claims.name.unwrap_or_else(|| claims.sub.clone());
+        Ok(Identity::External {
+            subject: claims.sub,
+            name,
+        })
+    }
+}
+
+fn classify(error: jsonwebtoken::errors::Error) -> TokenError {
+    match error.kind() {
+        jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenError::Expired,
+        _ => TokenError::Invalid,
+    }
+}
+
+/// A fresh random HS256 secret (64 hex characters) for a database that has none.
+pub fn generate_secret() -> Secret {
+    use rand::RngExt;
+    let bytes: [u8; 32] = rand::rng().random();
+    Secret::new(bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens() -> Tokens {
+        Tokens::new(
+            &Secret::new("a".repeat(32)),
+            std::time::Duration::from_secs(3600),
+            None,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn an_issued_token_names_its_player() {
+        let id = Uuid::new_v4();
+        let (token, _) = tokens().issue(id, Utc::now());
+        assert_eq!(tokens().verify(&token), Ok(Identity::Player(id)));
+    }
+
+    #[test]
+    fn an_expired_token_is_refused_as_expired() {
+        let (token, _) = tokens().issue(Uuid::new_v4(), Utc::now() - chrono::Duration::hours(2));
+        assert_eq!(tokens().verify(&token), Err(TokenError::Expired));
+    }
+
+    #[test]
+    fn a_token_signed_with_another_secret_is_invalid() {
+        let other = Tokens::new(
+            &Secret::new("b".repeat(32)),
+            std::time::Duration::from_secs(3600),
+            None,
+        )
+        .unwrap();
+        let (token, _) = other.issue(Uuid::new_v4(), Utc::now());
+        assert_eq!(tokens().verify(&token), Err(TokenError::Invalid));
+    }
+
+    #[test]
+    fn an_unsigned_token_is_invalid() {
+        // {"alg":"none","typ":"JWT"} . {"sub":<uuid>,"iat":0,"exp":4102444800,"iss":"kaarttafel"} .
+        let claims = format!(
+            r#"{{"sub":"{}","iat":0,"exp":4102444800,"iss":"kaarttafel"}}"#,
+            Uuid::new_v4()
+        );
+        let b64 = |s: &str| {
+            use base64::Engine;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s)
+        };
+        let token = format!("{}.{}.", b64(r#"{"alg":"none","typ":"JWT"}"#), b64(&claims));
+        assert_eq!(tokens().verify(&token), Err(TokenError::Invalid));
+    }
+}
