@@ -1,2 +1,15 @@
-//! Kaarttafel: a card-game server for Klaverjassen and Potverteren.
+//! Kaarttafel: a card-game server for Klaverjassen (Rotterdam rules) and
+//! Potverteren.
+//!
+//! Dependencies point one way: `http` → `auth`, `store`, `game` → `games`.
+//! `games` holds the pure rules, `game` the table around them, `store` all
+//! SQL, `http` all routes.
+
+pub mod auth;
+pub mod config;
+pub mod game;
 pub mod games;
+pub mod http;
+pub mod startup;
+pub mod store;
+pub mod telemetry;

@@ -1,0 +1,404 @@
+//! A game as the service keeps it: the table (who sits where, who is host,
+//! status and version) around the rules state of one of the two games.
+//!
+//! Pure like the rules: no I/O, no clock; randomness is passed in. The HTTP
+//! layer loads a [`Game`], applies one change here, and stores it again.
+
+pub mod events;
+pub mod view;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::games::{Seat, klaverjassen, potverteren};
+
+/// Which game a table plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKind {
+    /// Klaverjassen, Rotterdam rules, 4 seats.
+    Klaverjassen,
+    /// Potverteren, 5 to 10 seats.
+    Potverteren,
+}
+
+impl GameKind {
+    /// The API's name for the game.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameKind::Klaverjassen => "klaverjassen",
+            GameKind::Potverteren => "potverteren",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn parse(name: &str) -> Option<GameKind> {
+        match name {
+            "klaverjassen" => Some(GameKind::Klaverjassen),
+            "potverteren" => Some(GameKind::Potverteren),
+            _ => None,
+        }
+    }
+}
+
+/// Where a table is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Seats are still free.
+    Waiting,
+    /// Every seat is taken and the game is on.
+    Playing,
+    /// The match is over (or the Potverteren host ended the table).
+    Finished,
+}
+
+impl Status {
+    /// The API's name for the status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Finished => "finished",
+        }
+    }
+
+    /// The status named `name`.
+    pub fn parse(name: &str) -> Option<Status> {
+        match name {
+            "waiting" => Some(Status::Waiting),
+            "playing" => Some(Status::Playing),
+            "finished" => Some(Status::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// A table's options, per game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Options {
+    /// Klaverjassen options.
+    Klaverjassen(klaverjassen::Options),
+    /// Potverteren options.
+    Potverteren(potverteren::Options),
+}
+
+impl Options {
+    /// Reads `value` as the options of `kind`: unknown options and values out
+    /// of range are an error naming the option.
+    pub fn parse(kind: GameKind, value: Option<serde_json::Value>) -> Result<Options, GameError> {
+        let value = value.unwrap_or_else(|| serde_json::json!({}));
+        let invalid = |e: serde_json::Error| GameError::InvalidOptions(format!("options: {e}"));
+        let options = match kind {
+            GameKind::Klaverjassen => {
+                let options: klaverjassen::Options =
+                    serde_json::from_value(value).map_err(invalid)?;
+                options.validate().map_err(|e| {
+                    GameError::InvalidOptions(format!("options.{}: {}", e.option, e.message))
+                })?;
+                Options::Klaverjassen(options)
+            }
+            GameKind::Potverteren => {
+                let options: potverteren::Options =
+                    serde_json::from_value(value).map_err(invalid)?;
+                options.validate().map_err(|e| {
+                    GameError::InvalidOptions(format!("options.{}: {}", e.option, e.message))
+                })?;
+                Options::Potverteren(options)
+            }
+        };
+        Ok(options)
+    }
+
+    /// How many seats the table has.
+    pub fn seat_count(&self) -> u8 {
+        match self {
+            Options::Klaverjassen(_) => 4,
+            Options::Potverteren(options) => options.seats,
+        }
+    }
+}
+
+/// The rules state, once every seat is taken.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rules {
+    /// A Klaverjassen match.
+    Klaverjassen(klaverjassen::Match),
+    /// A Potverteren table.
+    Potverteren(potverteren::Table),
+}
+
+/// A move of either game, parsed for the game it is made in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Move {
+    /// A Klaverjassen move.
+    Klaverjassen(klaverjassen::Move),
+    /// A Potverteren move.
+    Potverteren(potverteren::Move),
+}
+
+impl Move {
+    /// Reads `value` as a move of `kind`.
+    pub fn parse(kind: GameKind, value: serde_json::Value) -> Result<Move, GameError> {
+        let invalid = |e: serde_json::Error| GameError::InvalidMove(format!("move: {e}"));
+        Ok(match kind {
+            GameKind::Klaverjassen => {
+                Move::Klaverjassen(serde_json::from_value(value).map_err(invalid)?)
+            }
+            GameKind::Potverteren => {
+                Move::Potverteren(serde_json::from_value(value).map_err(invalid)?)
+            }
+        })
+    }
+
+    /// The deal move of `kind`.
+    pub fn deal(kind: GameKind) -> Move {
+        match kind {
+            GameKind::Klaverjassen => Move::Klaverjassen(klaverjassen::Move::Deal),
+            GameKind::Potverteren => Move::Potverteren(potverteren::Move::Deal),
+        }
+    }
+
+    /// Whether this is the deal move.
+    pub fn is_deal(&self) -> bool {
+        matches!(
+            self,
+            Move::Klaverjassen(klaverjassen::Move::Deal)
+                | Move::Potverteren(potverteren::Move::Deal)
+        )
+    }
+}
+
+/// A seated player.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SeatedPlayer {
+    /// The player's id.
+    pub id: Uuid,
+    /// The player's name.
+    #[schema(example = "Anneke")]
+    pub name: String,
+}
+
+/// A game: the table around the rules.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Game {
+    /// The game's id.
+    pub id: Uuid,
+    /// Which game.
+    pub kind: GameKind,
+    /// Waiting, playing or finished.
+    pub status: Status,
+    /// Adds one with every accepted change.
+    pub version: i64,
+    /// The player who created the table.
+    pub host: Uuid,
+    /// The table options.
+    pub options: Options,
+    /// Who sits where, by seat.
+    pub seats: Vec<Option<SeatedPlayer>>,
+    /// The rules state, from the moment every seat is taken.
+    pub rules: Option<Rules>,
+}
+
+/// Why a change to a game was refused. Nothing was changed.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum GameError {
+    /// Options that are unknown or out of range.
+    #[error("{0}")]
+    InvalidOptions(String),
+    /// A move body that is no move of this game.
+    #[error("{0}")]
+    InvalidMove(String),
+    /// A seat number the table does not have.
+    #[error("this table has seats 0 to {0}")]
+    NoSuchSeat(u8),
+    /// Every seat is taken.
+    #[error("every seat is taken")]
+    GameFull,
+    /// The asked seat is taken.
+    #[error("seat {0} is taken")]
+    SeatTaken(u8),
+    /// The caller already sits at this table.
+    #[error("you already sit at this table, in seat {0}")]
+    AlreadySeated(u8),
+    /// The game has started (or finished): seats are fixed.
+    #[error("the game has started; seats can no longer change")]
+    GameStarted,
+    /// The caller has no seat at this table.
+    #[error("you have no seat at this table")]
+    NotSeated,
+    /// The host cannot leave a table it created before it starts.
+    #[error("the host cannot leave the table it created")]
+    HostCannotLeave,
+    /// The table is still waiting for players.
+    #[error("the game has not started: it waits for every seat to be taken")]
+    NotStarted,
+    /// The rules refused the move.
+    #[error("{detail}")]
+    Rules {
+        /// The rule's code.
+        code: &'static str,
+        /// The rule, in a sentence.
+        detail: String,
+    },
+}
+
+impl Game {
+    /// A new table of `kind`; the host takes `host_seat` (default 0).
+    pub fn create(
+        id: Uuid,
+        kind: GameKind,
+        options: Options,
+        host: SeatedPlayer,
+        host_seat: Option<u8>,
+    ) -> Result<Game, GameError> {
+        let count = options.seat_count();
+        let seat = host_seat.unwrap_or(0);
+        if seat >= count {
+            return Err(GameError::NoSuchSeat(count - 1));
+        }
+        let mut seats = vec![None; usize::from(count)];
+        let host_id = host.id;
+        seats[usize::from(seat)] = Some(host);
+        Ok(Game {
+            id,
+            kind,
+            status: Status::Waiting,
+            version: 1,
+            host: host_id,
+            options,
+            seats,
+            rules: None,
+        })
+    }
+
+    /// The seat `player` sits in, if any.
+    pub fn seat_of(&self, player: Uuid) -> Option<Seat> {
+        self.seats
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|p| p.id == player))
+            .map(|i| Seat(i as u8))
+    }
+
+    /// Seats `player` (in `seat`, or the first free one). The game starts
+    /// when the last seat is taken. Returns the seat taken.
+    pub fn join<R: Rng + ?Sized>(
+        &mut self,
+        player: SeatedPlayer,
+        seat: Option<u8>,
+        rng: &mut R,
+    ) -> Result<Seat, GameError> {
+        if self.status != Status::Waiting {
+            return Err(GameError::GameStarted);
+        }
+        if let Some(taken) = self.seat_of(player.id) {
+            return Err(GameError::AlreadySeated(taken.0));
+        }
+        let count = self.seats.len() as u8;
+        let index = match seat {
+            Some(s) if s >= count => return Err(GameError::NoSuchSeat(count - 1)),
+            Some(s) if self.seats[usize::from(s)].is_some() => return Err(GameError::SeatTaken(s)),
+            Some(s) => usize::from(s),
+            None => self
+                .seats
+                .iter()
+                .position(Option::is_none)
+                .ok_or(GameError::GameFull)?,
+        };
+        self.seats[index] = Some(player);
+        if self.seats.iter().all(Option::is_some) {
+            self.start(rng);
+        }
+        Ok(Seat(index as u8))
+    }
+
+    fn start<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        let host = self.seat_of(self.host).unwrap_or(Seat(0));
+        self.rules = Some(match &self.options {
+            Options::Klaverjassen(options) => {
+                Rules::Klaverjassen(klaverjassen::Match::new(options.clone(), rng))
+            }
+            Options::Potverteren(options) => {
+                Rules::Potverteren(potverteren::Table::new(options.clone(), host, rng))
+            }
+        });
+        self.status = Status::Playing;
+        self.settle_status();
+    }
+
+    /// Frees `player`'s seat before the game starts.
+    pub fn leave(&mut self, player: Uuid) -> Result<Seat, GameError> {
+        let seat = self.seat_of(player).ok_or(GameError::NotSeated)?;
+        if self.status != Status::Waiting {
+            return Err(GameError::GameStarted);
+        }
+        if player == self.host {
+            return Err(GameError::HostCannotLeave);
+        }
+        self.seats[seat.index()] = None;
+        Ok(seat)
+    }
+
+    /// Applies `player`'s move through the rules.
+    pub fn play<R: Rng + ?Sized>(
+        &mut self,
+        player: Uuid,
+        mv: Move,
+        rng: &mut R,
+    ) -> Result<Seat, GameError> {
+        let seat = self.seat_of(player).ok_or(GameError::NotSeated)?;
+        let rules = self.rules.as_mut().ok_or(GameError::NotStarted)?;
+        let refused = |code: &'static str, detail: String| GameError::Rules { code, detail };
+        match (rules, mv) {
+            (Rules::Klaverjassen(game), Move::Klaverjassen(mv)) => game
+                .play(seat, mv, rng)
+                .map_err(|e| refused(e.code(), e.to_string()))?,
+            (Rules::Potverteren(game), Move::Potverteren(mv)) => game
+                .play(seat, mv, rng)
+                .map_err(|e| refused(e.code(), e.to_string()))?,
+            _ => {
+                return Err(GameError::InvalidMove(
+                    "move: not a move of this game".into(),
+                ));
+            }
+        }
+        self.settle_status();
+        Ok(seat)
+    }
+
+    fn settle_status(&mut self) {
+        let finished = match &self.rules {
+            Some(Rules::Klaverjassen(game)) => game.is_finished(),
+            Some(Rules::Potverteren(game)) => game.is_finished(),
+            None => false,
+        };
+        if finished {
+            self.status = Status::Finished;
+        }
+    }
+
+    /// The moves `player` may make now (none without a seat).
+    pub fn legal_moves(&self, player: Option<Uuid>) -> Vec<Move> {
+        let Some(seat) = player.and_then(|p| self.seat_of(p)) else {
+            return Vec::new();
+        };
+        match &self.rules {
+            Some(Rules::Klaverjassen(game)) => game
+                .legal_moves(seat)
+                .into_iter()
+                .map(Move::Klaverjassen)
+                .collect(),
+            Some(Rules::Potverteren(game)) => game
+                .legal_moves(seat)
+                .into_iter()
+                .map(Move::Potverteren)
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! One accepted change to a game is one transaction: lock the game, replay or
+//! refuse a reused `Idempotency-Key`, check the caller's version, apply the
+//! change through the rules, bump the version, append the event, record the
+//! answer for the key, commit. Any failure rolls everything back.
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::ApiError;
+use super::extract::AuthPlayer;
+use super::record::{game_from_row, game_to_row};
+use crate::game::{Game, GameError};
+use crate::store::events::EventRow;
+use crate::store::idempotency::{self, StoredResponse};
+use crate::store::{Tx, games};
+
+/// The longest `Idempotency-Key` accepted.
+pub const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// What a change records in the event log.
+pub struct Event {
+    /// `joined`, `left`, `deal` or `move`.
+    pub kind: &'static str,
+    /// The seat that acted.
+    pub seat: Option<u8>,
+    /// The change itself (public parts only; see the events endpoint).
+    pub payload: serde_json::Value,
+    /// A seat to add or free in the seats table.
+    pub seat_change: Option<SeatChange>,
+}
+
+/// A change to who sits where.
+pub enum SeatChange {
+    /// The caller took this seat.
+    Took(u8),
+    /// The caller left this seat.
+    Left(u8),
+}
+
+/// The caller's `Idempotency-Key`, checked.
+pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let Some(value) = req.headers().get("Idempotency-Key") else {
+        return Ok(None);
+    };
+    let key = value.to_str().ok().map(str::trim).filter(|k| {
+        !k.is_empty() && k.len() <= IDEMPOTENCY_KEY_MAX && k.bytes().all(|b| b.is_ascii_graphic())
+    });
+    match key {
+        Some(key) => Ok(Some(key.to_owned())),
+        None => Err(ApiError::validation(format!(
+            "Idempotency-Key: 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"
+        ))),
+    }
+}
+
+/// The hash that ties a key to one request: method, path and body.
+pub fn request_hash(req: &HttpRequest, body: &impl Serialize) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(req.method().as_str());
+    hasher.update(b" ");
+    hasher.update(req.path());
+    hasher.update(b"\n");
+    hasher.update(serde_json::to_vec(body).unwrap_or_default());
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The first answer for `key`, if the key was used before: replayed when the
+/// request is the same, refused when it is not.
+pub async fn replay(
+    tx: &mut Tx,
+    caller: Uuid,
+    key: Option<&str>,
+    hash: &str,
+) -> Result<Option<HttpResponse>, ApiError> {
+    let Some(key) = key else { return Ok(None) };
+    let Some(stored) = idempotency::find(tx, caller, key).await? else {
+        return Ok(None);
+    };
+    if stored.request_hash != hash {
+        return Err(ApiError::IdempotencyMismatch);
+    }
+    let status =
+        StatusCode::from_u16(stored.status).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let mut response = HttpResponse::build(status);
+    let headers: Vec<(String, String)> = serde_json::from_str(&stored.headers).unwrap_or_default();
+    for (name, value) in headers {
+        response.insert_header((name, value));
+    }
+    response.insert_header(("Idempotent-Replayed", "true"));
+    Ok(Some(
+        response.content_type("application/json").body(stored.body),
+    ))
+}
+
+/// Records `response` as the answer for `key`.
+pub async fn remember(
+    tx: &mut Tx,
+    caller: Uuid,
+    key: Option<&str>,
+    hash: String,
+    status: StatusCode,
+    headers: &[(&str, String)],
+    body: &str,
+) -> Result<(), ApiError> {
+    let Some(key) = key else { return Ok(()) };
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let stored = StoredResponse {
+        request_hash: hash,
+        status: status.as_u16(),
+        headers: serde_json::to_string(&headers).unwrap_or_default(),
+        body: body.to_owned(),
+    };
+    idempotency::insert(tx, caller, key, &stored).await?;
+    Ok(())
+}
+
+/// The game's ETag: its version, quoted.
+pub fn etag(version: i64) -> String {
+    format!("\"{version}\"")
+}
+
+/// Applies `apply` to the game `id` for `caller` in one transaction and
+/// answers with the caller's new view.
+pub async fn change_game<B: Serialize>(
+    state: &AppState,
+    req: &HttpRequest,
+    caller: AuthPlayer,
+    id: Uuid,
+    body: &B,
+    expected_version: Option<i64>,
+    apply: impl FnOnce(&mut Game) -> Result<Event, GameError>,
+) -> Result<HttpResponse, ApiError> {
+    let key = idempotency_key(req)?;
+    let hash = request_hash(req, body);
+    let mut tx = state.store.begin_write().await?;
+    let row = games::load(&mut tx, state.store.backend(), id, true)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?;
+    // Checked under the game's lock, so a retry racing its original waits for
+    // it and then replays its answer.
+    if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash).await? {
+        return Ok(replayed);
+    }
+    let mut game = game_from_row(&row)?;
+    check_if_match(req, game.version)?;
+    if let Some(expected) = expected_version
+        && expected != game.version
+    {
+        return Err(ApiError::Conflict {
+            code: "version_conflict",
+            detail: format!(
+                "expected_version is {expected} but the game is at version {}",
+                game.version
+            ),
+        });
+    }
+    let before = game.clone();
+    let event = apply(&mut game).map_err(|error| refusal(&before, caller.id, error))?;
+    game.version += 1;
+    games::update(&mut tx, &game_to_row(&game, row.created_at)?).await?;
+    match event.seat_change {
+        Some(SeatChange::Took(seat)) => games::add_seat(&mut tx, id, seat, caller.id).await?,
+        Some(SeatChange::Left(seat)) => games::remove_seat(&mut tx, id, seat).await?,
+        None => {}
+    }
+    crate::store::events::append(
+        &mut tx,
+        id,
+        &EventRow {
+            seq: game.version,
+            player_id: Some(caller.id),
+            seat: event.seat,
+            kind: event.kind.to_owned(),
+            payload: event.payload.to_string(),
+            created_at: 0,
+        },
+    )
+    .await?;
+    let body = serde_json::to_string(&game.view_for(Some(caller.id)))
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let headers = [(header::ETAG.as_str(), etag(game.version))];
+    remember(
+        &mut tx,
+        caller.id,
+        key.as_deref(),
+        hash,
+        StatusCode::OK,
+        &headers,
+        &body,
+    )
+    .await?;
+    tx.commit().await?;
+    let mut response = HttpResponse::Ok();
+    for (name, value) in headers {
+        response.insert_header((name, value));
+    }
+    Ok(response.content_type("application/json").body(body))
+}
+
+/// `If-Match` with another version than the game's is a 412.
+fn check_if_match(req: &HttpRequest, version: i64) -> Result<(), ApiError> {
+    let Some(value) = req.headers().get(header::IF_MATCH) else {
+        return Ok(());
+    };
+    let value = value.to_str().unwrap_or_default();
+    let current = etag(version);
+    let matches = value
+        .split(',')
+        .map(|tag| tag.trim().trim_start_matches("W/"))
+        .any(|tag| tag == "*" || tag == current);
+    if matches {
+        Ok(())
+    } else {
+        Err(ApiError::PreconditionFailed(format!(
+            "If-Match {value} does not match the game's ETag {current}"
+        )))
+    }
+}
+
+/// The API error for a refused change, with the caller's legal moves for a
+/// refused move (computed on the unchanged game).
+pub fn refusal(game: &Game, caller: Uuid, error: GameError) -> ApiError {
+    let detail = error.to_string();
+    match error {
+        GameError::InvalidOptions(_) | GameError::InvalidMove(_) | GameError::NoSuchSeat(_) => {
+            ApiError::Validation(detail)
+        }
+        GameError::GameFull => ApiError::Conflict {
+            code: "game_full",
+            detail,
+        },
+        GameError::SeatTaken(_) => ApiError::Conflict {
+            code: "seat_taken",
+            detail,
+        },
+        GameError::AlreadySeated(_) => ApiError::Conflict {
+            code: "already_seated",
+            detail,
+        },
+        GameError::GameStarted => ApiError::Conflict {
+            code: "game_started",
+            detail,
+        },
+        GameError::HostCannotLeave => ApiError::Forbidden {
+            code: "forbidden",
+            detail,
+        },
+        GameError::NotSeated => ApiError::Forbidden {
+            code: "not_seated",
+            detail,
+        },
+        GameError::NotStarted => ApiError::MoveRefused {
+            code: "wrong_phase",
+            detail,
+            legal_moves: serde_json::json!([]),
+        },
+        GameError::Rules { code, .. } => ApiError::MoveRefused {
+            code,
+            detail,
+            legal_moves: serde_json::to_value(game.legal_moves(Some(caller))).unwrap_or_default(),
+        },
+    }
+}

@@ -1,0 +1,205 @@
+//! The one error type of the HTTP layer, rendered as RFC 9457
+//! `application/problem+json` with a stable machine `code`.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::auth::TokenError;
+
+/// An RFC 9457 problem, as every error answer carries it.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "urn:kaarttafel:problem:must_follow_suit",
+    "title": "Move refused",
+    "status": 422,
+    "detail": "you hold hearts, so you must follow suit",
+    "code": "must_follow_suit",
+    "legal_moves": [{"type": "play", "card": "10H"}]
+}))]
+pub struct Problem {
+    /// A URI naming the problem type: `urn:kaarttafel:problem:<code>`.
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    /// A short summary of the problem type.
+    pub title: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// What went wrong with this request.
+    pub detail: String,
+    /// A stable, machine-readable code (see the README's error table).
+    pub code: String,
+    /// For a refused move: the moves the caller may make now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub legal_moves: Option<serde_json::Value>,
+}
+
+/// Everything a request can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// A body or parameter that is not well-formed (400).
+    #[error("{detail}")]
+    BadRequest {
+        /// The stable code.
+        code: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A well-formed request with a value out of range or unknown (422).
+    #[error("{0}")]
+    Validation(String),
+    /// No usable bearer token (401).
+    #[error(transparent)]
+    Token(#[from] TokenError),
+    /// A valid token that may not do this (403).
+    #[error("{detail}")]
+    Forbidden {
+        /// `forbidden` or `not_seated`.
+        code: &'static str,
+        /// Why.
+        detail: String,
+    },
+    /// No such resource (404).
+    #[error("{0}")]
+    NotFound(String),
+    /// The request conflicts with the game's state (409).
+    #[error("{detail}")]
+    Conflict {
+        /// `game_full`, `seat_taken`, `game_started`, `version_conflict`, …
+        code: &'static str,
+        /// Why.
+        detail: String,
+    },
+    /// `If-Match` named another version (412).
+    #[error("{0}")]
+    PreconditionFailed(String),
+    /// The same `Idempotency-Key` came with another request (422).
+    #[error("this Idempotency-Key was first used with another request")]
+    IdempotencyMismatch,
+    /// The rules refused a move (422), with the caller's legal moves.
+    #[error("{detail}")]
+    MoveRefused {
+        /// The rule's code (`must_follow_suit`, `bid_too_low`, …).
+        code: &'static str,
+        /// The rule, in a sentence.
+        detail: String,
+        /// The caller's legal moves now.
+        legal_moves: serde_json::Value,
+    },
+    /// The body is larger than the limit (413).
+    #[error("the request body is larger than {0} bytes")]
+    PayloadTooLarge(usize),
+    /// Anything unexpected (500). The detail is logged, never sent.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(error: sqlx::Error) -> Self {
+        ApiError::Internal(format!("database: {error}"))
+    }
+}
+
+impl ApiError {
+    /// A 422 `validation_failed` with `detail`.
+    pub fn validation(detail: impl Into<String>) -> ApiError {
+        ApiError::Validation(detail.into())
+    }
+
+    /// The stable machine code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest { code, .. } => code,
+            ApiError::Validation(_) => "validation_failed",
+            ApiError::Token(_) => "invalid_token",
+            ApiError::Forbidden { code, .. } => code,
+            ApiError::NotFound(_) => "not_found",
+            ApiError::Conflict { code, .. } => code,
+            ApiError::PreconditionFailed(_) => "version_conflict",
+            ApiError::IdempotencyMismatch => "idempotency_mismatch",
+            ApiError::MoveRefused { code, .. } => code,
+            ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::Internal(_) => "internal_error",
+        }
+    }
+
+    fn title(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest { .. } => "Malformed request",
+            ApiError::Validation(_) => "Invalid request",
+            ApiError::Token(_) => "Not authenticated",
+            ApiError::Forbidden { .. } => "Not allowed",
+            ApiError::NotFound(_) => "Not found",
+            ApiError::Conflict { .. } => "Conflict with the game's state",
+            ApiError::PreconditionFailed(_) => "Precondition failed",
+            ApiError::IdempotencyMismatch => "Idempotency key reused",
+            ApiError::MoveRefused { .. } => "Move refused",
+            ApiError::PayloadTooLarge(_) => "Request body too large",
+            ApiError::Internal(_) => "Internal error",
+        }
+    }
+
+    /// The problem body sent to the caller.
+    pub fn problem(&self) -> Problem {
+        let detail = match self {
+            // The cause goes to the log (see `error_response`), never to the caller.
+            ApiError::Internal(_) => {
+                "something went wrong on our side; nothing was changed".to_owned()
+            }
+            other => other.to_string(),
+        };
+        Problem {
+            type_uri: format!("urn:kaarttafel:problem:{}", self.code()),
+            title: self.title().to_owned(),
+            status: self.status_code().as_u16(),
+            detail,
+            code: self.code().to_owned(),
+            legal_moves: match self {
+                ApiError::MoveRefused { legal_moves, .. } => Some(legal_moves.clone()),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            ApiError::Validation(_)
+            | ApiError::IdempotencyMismatch
+            | ApiError::MoveRefused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Token(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let ApiError::Internal(cause) = self {
+            tracing::error!(%cause, "request failed");
+        }
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header((
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        ));
+        if let ApiError::Token(error) = self {
+            let challenge = match error {
+                TokenError::Missing => "Bearer".to_owned(),
+                other => format!("Bearer error=\"invalid_token\", error_description=\"{other}\""),
+            };
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response.insert_header((header::WWW_AUTHENTICATE, value));
+            }
+        }
+        response.body(serde_json::to_string(&self.problem()).unwrap_or_default())
+    }
+}

@@ -1,0 +1,105 @@
+//! Request extractors: the authenticated player, and error handlers that turn
+//! actix's body, path and query errors into problems.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::ApiError;
+use crate::auth::{Identity, TokenError};
+use crate::store::players;
+
+/// The largest request body accepted, in bytes.
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// The player a valid bearer token speaks for. A handler that takes this
+/// argument answers 401 (with `WWW-Authenticate: Bearer`) to any other caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AuthPlayer {
+    /// The player's id.
+    pub id: Uuid,
+}
+
+impl FromRequest for AuthPlayer {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let token = bearer_token(req);
+        Box::pin(async move {
+            let state =
+                state.ok_or_else(|| ApiError::Internal("application state missing".into()))?;
+            match state.tokens.verify(&token?)? {
+                Identity::Player(id) => Ok(AuthPlayer { id }),
+                Identity::External { subject, name } => {
+                    let mut conn = state.store.pool().acquire().await?;
+                    let player = players::for_external_subject(&mut conn, &subject, &name).await?;
+                    Ok(AuthPlayer { id: player.id })
+                }
+            }
+        })
+    }
+}
+
+fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
+    let value = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .ok_or(TokenError::Missing)?;
+    let value = value.to_str().map_err(|_| TokenError::Invalid)?;
+    let (scheme, token) = value.split_once(' ').ok_or(TokenError::Invalid)?;
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(TokenError::Invalid.into());
+    }
+    Ok(token.trim().to_owned())
+}
+
+/// JSON bodies: a size limit, and problems instead of actix's plain-text errors.
+pub fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(BODY_LIMIT)
+        .error_handler(|error, _| json_error(error).into())
+}
+
+fn json_error(error: JsonPayloadError) -> ApiError {
+    match error {
+        JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
+            ApiError::PayloadTooLarge(BODY_LIMIT)
+        }
+        JsonPayloadError::ContentType => ApiError::BadRequest {
+            code: "unsupported_media_type",
+            detail: "send the body as `Content-Type: application/json`".into(),
+        },
+        JsonPayloadError::Deserialize(error) if error.is_data() => {
+            ApiError::validation(error.to_string())
+        }
+        JsonPayloadError::Deserialize(error) => ApiError::BadRequest {
+            code: "malformed_json",
+            detail: format!("the body is not valid JSON: {error}"),
+        },
+        other => ApiError::BadRequest {
+            code: "malformed_json",
+            detail: format!("the body could not be read: {other}"),
+        },
+    }
+}
+
+/// Path parameters: an id that is not a UUID names nothing here (404).
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|error: PathError, _| {
+        ApiError::NotFound(format!("no such resource: {error}")).into()
+    })
+}
+
+/// Query strings: an unknown or out-of-range parameter is a 422.
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|error: QueryPayloadError, _| {
+        ApiError::validation(format!("query string: {error}")).into()
+    })
+}

@@ -1,0 +1,502 @@
+//! Tables: create, list, view, take and leave seats, deal and move.
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::AppState;
+use super::change::{
+    Event, SeatChange, change_game, etag, idempotency_key, remember, replay, request_hash,
+};
+use super::error::{ApiError, Problem};
+use super::extract::AuthPlayer;
+use super::record::{game_from_row, game_to_row, no_game};
+use crate::game::events as event_log;
+pub use crate::game::view::GameSummary;
+use crate::game::view::{GameView, MoveSchema};
+use crate::game::{Game, GameKind, Move, Options, SeatedPlayer};
+use crate::store::events::{self, EventRow};
+use crate::store::games::{self, Cursor, GameRow};
+use crate::store::players;
+
+/// A new table.
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"game": "klaverjassen", "options": {"revoke_mode": "club", "deals": 16}}))]
+pub struct NewGame {
+    /// Which game.
+    pub game: GameKind,
+    /// The table options (see `OptionsSchema`); every one optional.
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<serde_json::Value>,
+    /// The seat the host takes (default 0).
+    pub seat: Option<u8>,
+}
+
+/// Creates a table. The caller is its host and takes seat 0 (or `seat`).
+#[utoipa::path(tag = "games", security(("bearer" = [])), request_body = NewGame,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+    responses(
+        (status = 201, description = "Created; `Location` names the game", body = GameView,
+            headers(("Location" = String), ("ETag" = String))),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Unknown option or value out of range", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/games")]
+pub async fn create_game(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    caller: AuthPlayer,
+    body: web::Json<NewGame>,
+) -> Result<HttpResponse, ApiError> {
+    let key = idempotency_key(&req)?;
+    let hash = request_hash(&req, &*body);
+    let options = Options::parse(body.game, body.options.clone())
+        .map_err(|e| ApiError::validation(e.to_string()))?;
+    let mut tx = state.store.begin_write().await?;
+    if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash).await? {
+        return Ok(replayed);
+    }
+    let host = players::get(&mut tx, caller.id)
+        .await?
+        .ok_or(ApiError::Token(crate::auth::TokenError::Invalid))?;
+    let host = SeatedPlayer {
+        id: host.id,
+        name: host.name,
+    };
+    let game = Game::create(Uuid::new_v4(), body.game, options, host, body.seat)
+        .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
+    let created_at = crate::store::now_micros();
+    games::insert(&mut tx, &game_to_row(&game, created_at)?).await?;
+    let seat = game.seat_of(caller.id).map(|s| s.0).unwrap_or(0);
+    games::add_seat(&mut tx, game.id, seat, caller.id).await?;
+    events::append(
+        &mut tx,
+        game.id,
+        &EventRow {
+            seq: game.version,
+            player_id: Some(caller.id),
+            seat: Some(seat),
+            kind: "created".into(),
+            payload: serde_json::json!({"type": "created", "seat": seat}).to_string(),
+            created_at,
+        },
+    )
+    .await?;
+    let body = serde_json::to_string(&game.view_for(Some(caller.id)))
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let headers = [
+        (header::LOCATION.as_str(), format!("/v1/games/{}", game.id)),
+        (header::ETAG.as_str(), etag(game.version)),
+    ];
+    remember(
+        &mut tx,
+        caller.id,
+        key.as_deref(),
+        hash,
+        StatusCode::CREATED,
+        &headers,
+        &body,
+    )
+    .await?;
+    tx.commit().await?;
+    let mut response = HttpResponse::Created();
+    for (name, value) in headers {
+        response.insert_header((name, value));
+    }
+    Ok(response.content_type("application/json").body(body))
+}
+
+/// A page of a listing.
+#[derive(Serialize, ToSchema)]
+pub struct Page<T: ToSchema> {
+    /// The items, newest first.
+    pub items: Vec<T>,
+    /// Pass as `cursor` to get the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// A checked cursor and page size.
+pub struct PageQuery {
+    /// Where the previous page ended.
+    pub after: Option<Cursor>,
+    /// Rows per page.
+    pub limit: i64,
+}
+
+impl PageQuery {
+    /// Checks `cursor` (as a `next_cursor` of ours) and `limit` (1..100, default 20).
+    pub fn parse(cursor: Option<&str>, limit: Option<u32>) -> Result<PageQuery, ApiError> {
+        let limit = match limit {
+            None => 20,
+            Some(n @ 1..=100) => i64::from(n),
+            Some(_) => return Err(ApiError::validation("limit: 1 to 100")),
+        };
+        let after = cursor
+            .map(|c| {
+                let (time, id) = c.split_once('_')?;
+                Some(Cursor {
+                    created_at: time.parse().ok()?,
+                    id: Uuid::parse_str(id).ok()?,
+                })
+            })
+            .map(|c| {
+                c.ok_or_else(|| ApiError::validation("cursor: not a cursor this service gave out"))
+            })
+            .transpose()?;
+        Ok(PageQuery { after, limit })
+    }
+}
+
+/// Turns `limit + 1` rows into a page of at most `limit`.
+pub fn summaries(rows: Vec<GameRow>, limit: i64) -> Result<Page<GameSummary>, ApiError> {
+    let more = rows.len() as i64 > limit;
+    let rows = &rows[..rows.len().min(limit as usize)];
+    let next_cursor = more
+        .then(|| rows.last().map(|r| format!("{}_{}", r.created_at, r.id)))
+        .flatten();
+    let items = rows
+        .iter()
+        .map(|row| game_from_row(row).map(|g| g.summary()))
+        .collect::<Result<_, _>>()?;
+    Ok(Page { items, next_cursor })
+}
+
+/// Filtering and paging the lobby.
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct LobbyQuery {
+    /// Only tables of this game.
+    pub game: Option<GameKind>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size, 1..100 (default 20).
+    pub limit: Option<u32>,
+}
+
+/// The lobby: tables waiting for players, newest first.
+#[utoipa::path(tag = "games", security(("bearer" = [])), params(LobbyQuery), responses(
+    (status = 200, description = "A page of tables", body = Page<GameSummary>),
+    (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "Unknown game, bad cursor or limit", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/games")]
+pub async fn lobby(
+    state: web::Data<AppState>,
+    _caller: AuthPlayer,
+    query: web::Query<LobbyQuery>,
+) -> Result<web::Json<Page<GameSummary>>, ApiError> {
+    let page = PageQuery::parse(query.cursor.as_deref(), query.limit)?;
+    let mut conn = state.store.pool().acquire().await?;
+    let kind = query.game.map(GameKind::as_str);
+    let rows = games::lobby(&mut conn, kind, page.after, page.limit + 1).await?;
+    Ok(web::Json(summaries(rows, page.limit)?))
+}
+
+async fn load(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
+    let mut conn = state.store.pool().acquire().await?;
+    let row = games::load(&mut conn, state.store.backend(), id, false)
+        .await?
+        .ok_or_else(|| no_game(id))?;
+    game_from_row(&row)
+}
+
+/// The game as the caller may see it: its seat's view, or the spectator view.
+/// Answers 304 when `If-None-Match` holds the current ETag.
+#[utoipa::path(tag = "games", security(("bearer" = [])), params(("id" = Uuid, Path, description = "The game")),
+    responses(
+        (status = 200, description = "The caller's view", body = GameView, headers(("ETag" = String))),
+        (status = 304, description = "Not modified since the ETag in If-None-Match"),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/games/{id}")]
+pub async fn get_game(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    caller: AuthPlayer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let game = load(&state, *id).await?;
+    let tag = etag(game.version);
+    let not_modified = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim().trim_start_matches("W/") == tag || t.trim() == "*")
+        });
+    if not_modified {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, tag))
+            .finish());
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, tag))
+        .json(game.view_for(Some(caller.id))))
+}
+
+/// Taking a seat.
+#[derive(Deserialize, Serialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TakeSeat {
+    /// The seat to take; the first free one when absent.
+    pub seat: Option<u8>,
+}
+
+/// Takes a seat. The game starts when every seat is taken.
+#[utoipa::path(tag = "games", security(("bearer" = [])), request_body(content = Option<TakeSeat>),
+    params(("id" = Uuid, Path, description = "The game"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+    responses(
+        (status = 200, description = "Seated; the caller's view", body = GameView, headers(("ETag" = String))),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_full`, `seat_taken`, `already_seated` or `game_started`", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "No such seat", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/games/{id}/seats")]
+pub async fn take_seat(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    caller: AuthPlayer,
+    id: web::Path<Uuid>,
+    body: Option<web::Json<TakeSeat>>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.map(web::Json::into_inner).unwrap_or_default();
+    let mut conn = state.store.pool().acquire().await?;
+    let player = players::get(&mut conn, caller.id)
+        .await?
+        .ok_or(ApiError::Token(crate::auth::TokenError::Invalid))?;
+    drop(conn);
+    let player = SeatedPlayer {
+        id: player.id,
+        name: player.name,
+    };
+    change_game(&state, &req, caller, *id, &body, None, |game| {
+        let seat = game.join(player, body.seat, &mut rand::rng())?;
+        Ok(Event {
+            kind: "joined",
+            seat: Some(seat.0),
+            payload: serde_json::json!({"type": "joined", "seat": seat}),
+            seat_change: Some(SeatChange::Took(seat.0)),
+        })
+    })
+    .await
+}
+
+/// Leaves the caller's seat before the game has started.
+#[utoipa::path(tag = "games", security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The game"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+    responses(
+        (status = 200, description = "Left; the caller's (now spectator) view", body = GameView, headers(("ETag" = String))),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_seated`, or the host (who cannot leave)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_started`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[delete("/games/{id}/seats/me")]
+pub async fn leave_seat(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    caller: AuthPlayer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    change_game(&state, &req, caller, *id, &(), None, |game| {
+        let seat = game.leave(caller.id)?;
+        Ok(Event {
+            kind: "left",
+            seat: Some(seat.0),
+            payload: serde_json::json!({"type": "left", "seat": seat}),
+            seat_change: Some(SeatChange::Left(seat.0)),
+        })
+    })
+    .await
+}
+
+/// The dealer (Klaverjassen) or pothouder (Potverteren) deals; the same as
+/// the move `{"type": "deal"}`.
+#[utoipa::path(tag = "games", security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The game"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+    responses(
+        (status = 200, description = "Dealt; the caller's view", body = GameView, headers(("ETag" = String))),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_seated`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Refused by the rules (`wrong_phase`, `not_your_turn`), with `legal_moves`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/games/{id}/deal")]
+pub async fn deal(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    caller: AuthPlayer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    change_game(&state, &req, caller, *id, &(), None, |game| {
+        let mv = Move::deal(game.kind);
+        apply_move(game, caller.id, mv)
+    })
+    .await
+}
+
+/// A move, with the version the caller saw.
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"move": {"type": "play", "card": "10H"}, "expected_version": 12}))]
+pub struct MoveRequest {
+    /// The move, tagged by `type`.
+    #[serde(rename = "move")]
+    #[schema(value_type = MoveSchema)]
+    pub mv: serde_json::Value,
+    /// Refuse the move with 409 `version_conflict` unless the game is at this version.
+    pub expected_version: Option<i64>,
+}
+
+/// Makes a move.
+#[utoipa::path(tag = "games", security(("bearer" = [])), request_body = MoveRequest,
+    params(("id" = Uuid, Path, description = "The game"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer"),
+           ("If-Match" = Option<String>, Header, description = "The game's ETag; 412 if it changed")),
+    responses(
+        (status = 200, description = "Accepted; the caller's view", body = GameView, headers(("ETag" = String))),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_seated`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`version_conflict`: expected_version is stale", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Not a move of this game, or refused by the rules (with `legal_moves`)", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/games/{id}/moves")]
+pub async fn make_move(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    caller: AuthPlayer,
+    id: web::Path<Uuid>,
+    body: web::Json<MoveRequest>,
+) -> Result<HttpResponse, ApiError> {
+    change_game(
+        &state,
+        &req,
+        caller,
+        *id,
+        &*body,
+        body.expected_version,
+        |game| {
+            let mv = Move::parse(game.kind, body.mv.clone())?;
+            apply_move(game, caller.id, mv)
+        },
+    )
+    .await
+}
+
+fn apply_move(game: &mut Game, caller: Uuid, mv: Move) -> Result<Event, crate::game::GameError> {
+    let mut payload = serde_json::to_value(&mv).unwrap_or_default();
+    let kind = if mv.is_deal() { "deal" } else { "move" };
+    let context = event_log::context_before(game);
+    let seat = game.play(caller, mv, &mut rand::rng())?;
+    let result = event_log::public_result(game, seat, &context, &payload);
+    if let Some(object) = payload.as_object_mut() {
+        object.insert("seat".into(), serde_json::json!(seat));
+        object.extend(context);
+        object.extend(result);
+    }
+    Ok(Event {
+        kind,
+        seat: Some(seat.0),
+        payload,
+        seat_change: None,
+    })
+}
+
+/// Paging through the event log.
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// Only events after this sequence number (default 0: from the start).
+    pub after: Option<i64>,
+    /// At most this many events, 1..500 (default 100).
+    pub limit: Option<u32>,
+}
+
+/// One accepted change, as the caller may see it now.
+#[derive(Serialize, ToSchema)]
+pub struct EventView {
+    /// Position in the log; equal to the game version the change made.
+    pub seq: i64,
+    /// `created`, `joined`, `left`, `deal` or `move`.
+    pub kind: String,
+    /// The seat that acted.
+    pub seat: Option<u8>,
+    /// When the change was accepted.
+    pub at: chrono::DateTime<chrono::Utc>,
+    /// The change: the move as made (public), plus what became public since
+    /// (a deal's hands once that deal is over).
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+/// A page of the event log.
+#[derive(Serialize, ToSchema)]
+pub struct EventPage {
+    /// The events, oldest first.
+    pub events: Vec<EventView>,
+    /// Pass as `after` for the next page (the last `seq` here, or `after` when empty).
+    pub next_after: i64,
+}
+
+/// The game's event log. Every event exists for every caller (sequence numbers
+/// have no gaps); its content is redacted to what the caller may see now.
+#[utoipa::path(tag = "games", security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The game"), EventsQuery),
+    responses(
+        (status = 200, description = "Events", body = EventPage),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad `after` or `limit`", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/games/{id}/events")]
+pub async fn game_events(
+    state: web::Data<AppState>,
+    _caller: AuthPlayer,
+    id: web::Path<Uuid>,
+    query: web::Query<EventsQuery>,
+) -> Result<web::Json<EventPage>, ApiError> {
+    let after = query.after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::validation("after: 0 or more"));
+    }
+    let limit = match query.limit {
+        None => 100,
+        Some(n @ 1..=500) => i64::from(n),
+        Some(_) => return Err(ApiError::validation("limit: 1 to 500")),
+    };
+    let game = load(&state, *id).await?;
+    let mut conn = state.store.pool().acquire().await?;
+    let rows = events::list(&mut conn, *id, after, limit).await?;
+    let next_after = rows.last().map_or(after, |r| r.seq);
+    let events = rows
+        .into_iter()
+        .map(|row| {
+            let payload = serde_json::from_str(&row.payload)
+                .map_err(|e| ApiError::Internal(e.to_string()))?;
+            Ok(EventView {
+                seq: row.seq,
+                kind: row.kind,
+                seat: row.seat,
+                at: chrono::DateTime::from_timestamp_micros(row.created_at).unwrap_or_default(),
+                data: event_log::redact(&game, payload),
+            })
+        })
+        .collect::<Result<_, ApiError>>()?;
+    Ok(web::Json(EventPage { events, next_after }))
+}

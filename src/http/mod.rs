@@ -1,0 +1,88 @@
+//! The HTTP layer: routes, extractors, errors and the OpenAPI document. The
+//! only place that knows HTTP.
+
+pub mod change;
+pub mod error;
+pub mod extract;
+pub mod games;
+pub mod health;
+pub mod players;
+pub mod record;
+
+use actix_web::App;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_actix_web::service_config::ServiceConfig;
+use utoipa_actix_web::{AppExt, scope};
+
+use crate::auth::Tokens;
+use crate::store::Store;
+
+/// What every handler shares.
+pub struct AppState {
+    /// The database.
+    pub store: Store,
+    /// Issues and verifies bearer tokens.
+    pub tokens: Tokens,
+}
+
+/// The document's fixed parts; paths and schemas are collected from the
+/// registered services.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Kaarttafel",
+        description = "Klaverjassen (Rotterdam rules) and Potverteren, played over HTTP. \
+            Every error is `application/problem+json` with a stable `code`.",
+        license(name = "MIT"),
+    ),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "players", description = "Guest identities and their tokens"),
+        (name = "games", description = "Tables, seats, deals, moves and the event log"),
+        (name = "health", description = "Probes"),
+    ),
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let mut scheme = Http::new(HttpAuthScheme::Bearer);
+        scheme.bearer_format = Some("JWT".into());
+        components.add_security_scheme("bearer", SecurityScheme::Http(scheme));
+    }
+}
+
+/// Registers every route (under `/v1` for the API).
+pub fn routes(config: &mut ServiceConfig) {
+    config
+        .service(health::healthz)
+        .service(health::readyz)
+        .service(
+            scope::scope("/v1")
+                .service(players::create_player)
+                .service(players::me)
+                .service(players::my_games)
+                .service(games::create_game)
+                .service(games::lobby)
+                .service(games::get_game)
+                .service(games::take_seat)
+                .service(games::leave_seat)
+                .service(games::deal)
+                .service(games::make_move)
+                .service(games::game_events),
+        );
+}
+
+/// The OpenAPI document, generated from the routes.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, api) = App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes)
+        .split_for_parts();
+    api
+}

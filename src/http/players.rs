@@ -1,0 +1,131 @@
+//! Players: create a guest identity, who am I, my games.
+
+use actix_web::{HttpResponse, get, post, web};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::{ApiError, Problem};
+use super::extract::AuthPlayer;
+use super::games::{GameSummary, Page, PageQuery, summaries};
+use crate::store::{games, players};
+
+/// The longest player name, in characters.
+pub const NAME_MAX: usize = 40;
+
+/// A new guest player.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPlayer {
+    /// The name others see: 1 to 40 characters, not blank.
+    #[schema(example = "Anneke")]
+    pub name: String,
+}
+
+/// A player and its bearer token.
+#[derive(Serialize, ToSchema)]
+pub struct CreatedPlayer {
+    /// The player's id.
+    pub id: Uuid,
+    /// The player's name.
+    #[schema(example = "Anneke")]
+    pub name: String,
+    /// A bearer token for `Authorization: Bearer <token>`.
+    #[schema(example = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl")]
+    pub token: String,
+    /// When the token expires.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A player as others see it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Player {
+    /// The player's id.
+    pub id: Uuid,
+    /// The player's name.
+    #[schema(example = "Anneke")]
+    pub name: String,
+}
+
+/// Creates a guest player and returns its token. No authentication; an
+/// `Idempotency-Key` is not honoured here, since a retry without a token
+/// cannot be told apart from another client (it just makes another guest).
+#[utoipa::path(tag = "players", request_body = NewPlayer, responses(
+    (status = 201, description = "Created", body = CreatedPlayer),
+    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "Invalid name", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/players")]
+pub async fn create_player(
+    state: web::Data<AppState>,
+    body: web::Json<NewPlayer>,
+) -> Result<HttpResponse, ApiError> {
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > NAME_MAX || name.chars().any(char::is_control) {
+        return Err(ApiError::validation(format!(
+            "name: 1 to {NAME_MAX} characters, not blank, no control characters"
+        )));
+    }
+    let id = Uuid::new_v4();
+    let mut conn = state.store.pool().acquire().await?;
+    players::insert(&mut conn, id, name).await?;
+    let (token, expires_at) = state.tokens.issue(id, Utc::now());
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/v1/players/{id}")))
+        .json(CreatedPlayer {
+            id,
+            name: name.to_owned(),
+            token,
+            expires_at,
+        }))
+}
+
+/// The caller.
+#[utoipa::path(tag = "players", security(("bearer" = [])), responses(
+    (status = 200, description = "The caller", body = Player),
+    (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/players/me")]
+pub async fn me(
+    state: web::Data<AppState>,
+    caller: AuthPlayer,
+) -> Result<web::Json<Player>, ApiError> {
+    let mut conn = state.store.pool().acquire().await?;
+    let player = players::get(&mut conn, caller.id)
+        .await?
+        .ok_or(ApiError::Token(crate::auth::TokenError::Invalid))?;
+    Ok(web::Json(Player {
+        id: player.id,
+        name: player.name,
+    }))
+}
+
+/// Paging through the caller's games.
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct MyGamesQuery {
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size, 1..100 (default 20).
+    pub limit: Option<u32>,
+}
+
+/// The caller's games (every table it sits at), newest first.
+#[utoipa::path(tag = "players", security(("bearer" = [])), params(MyGamesQuery), responses(
+    (status = 200, description = "A page of games", body = Page<GameSummary>),
+    (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+    (status = 422, description = "Bad cursor or limit", body = Problem, content_type = "application/problem+json"),
+))]
+#[get("/players/me/games")]
+pub async fn my_games(
+    state: web::Data<AppState>,
+    caller: AuthPlayer,
+    query: web::Query<MyGamesQuery>,
+) -> Result<web::Json<Page<GameSummary>>, ApiError> {
+    let page = PageQuery::parse(query.cursor.as_deref(), query.limit)?;
+    let mut conn = state.store.pool().acquire().await?;
+    let rows = games::of_player(&mut conn, caller.id, page.after, page.limit + 1).await?;
+    Ok(web::Json(summaries(rows, page.limit)?))
+}

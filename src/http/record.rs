@@ -1,0 +1,74 @@
+//! Between the stored row and the [`Game`]: the rules state and options are
+//! JSON documents in the row.
+
+use uuid::Uuid;
+
+use super::error::ApiError;
+use crate::game::{Game, GameKind, Options, SeatedPlayer, Status};
+use crate::store::games::GameRow;
+
+/// The game stored in `row`.
+pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
+    let corrupt =
+        |what: &str| ApiError::Internal(format!("game {}: stored {what} unreadable", row.id));
+    let kind = GameKind::parse(&row.kind).ok_or_else(|| corrupt("kind"))?;
+    let status = Status::parse(&row.status).ok_or_else(|| corrupt("status"))?;
+    let options = Options::parse(
+        kind,
+        Some(serde_json::from_str(&row.options).map_err(|_| corrupt("options"))?),
+    )
+    .map_err(|_| corrupt("options"))?;
+    let rules = row
+        .state
+        .as_deref()
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|_| corrupt("state"))?;
+    let mut seats = vec![None; usize::from(options.seat_count())];
+    for taken in &row.seats {
+        let slot = seats
+            .get_mut(usize::from(taken.seat))
+            .ok_or_else(|| corrupt("seat"))?;
+        *slot = Some(SeatedPlayer {
+            id: taken.player.id,
+            name: taken.player.name.clone(),
+        });
+    }
+    Ok(Game {
+        id: row.id,
+        kind,
+        status,
+        version: row.version,
+        host: row.host_id,
+        options,
+        seats,
+        rules,
+    })
+}
+
+/// The row that stores `game` (seats are written separately).
+pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
+    let json =
+        |e: serde_json::Error| ApiError::Internal(format!("serialising game {}: {e}", game.id));
+    Ok(GameRow {
+        id: game.id,
+        kind: game.kind.as_str().to_owned(),
+        status: game.status.as_str().to_owned(),
+        version: game.version,
+        host_id: game.host,
+        options: serde_json::to_string(&game.options).map_err(json)?,
+        state: game
+            .rules
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(json)?,
+        created_at,
+        seats: Vec::new(),
+    })
+}
+
+/// A game id from a path, as text, for error messages.
+pub fn no_game(id: Uuid) -> ApiError {
+    ApiError::NotFound(format!("no game {id}"))
+}

@@ -1,0 +1,31 @@
+//! Reads the configuration, starts telemetry and runs the server.
+
+use kaarttafel::config::Settings;
+use kaarttafel::startup::Application;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(error) => {
+            eprintln!("kaarttafel: {error}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    kaarttafel::telemetry::init();
+    let app = match Application::build(&settings).await {
+        Ok(app) => app,
+        Err(error) => {
+            tracing::error!(%error, "cannot start");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(host = %settings.host, port = app.port(), "listening");
+    match app.run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "server failed");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Builds the application and binds its listener. Tests call [`Application::build`]
+//! with port 0 and read the real port back.
+
+use std::net::TcpListener;
+
+use actix_web::dev::Server;
+use actix_web::{App, HttpResponse, HttpServer, web};
+use tracing_actix_web::TracingLogger;
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::auth::{Tokens, generate_secret};
+use crate::config::Settings;
+use crate::http::error::ApiError;
+use crate::http::{self, AppState, extract};
+use crate::store::{Store, settings};
+
+/// Why the application could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The database could not be reached or migrated.
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The listener could not be bound.
+    #[error("listener: {0}")]
+    Io(#[from] std::io::Error),
+    /// The token keys could not be built.
+    #[error("token keys: {0}")]
+    Keys(#[from] jsonwebtoken::errors::Error),
+}
+
+/// A bound, not yet running server.
+pub struct Application {
+    port: u16,
+    server: Server,
+    store: Store,
+}
+
+/// How long in-flight requests may take to finish after SIGTERM, in seconds.
+pub const SHUTDOWN_TIMEOUT_SECS: u64 = 30;
+
+impl Application {
+    /// Connects the database, applies migrations and binds the listener.
+    pub async fn build(settings: &Settings) -> Result<Application, StartError> {
+        let store = Store::connect(&settings.database).await?;
+        let secret = match &settings.jwt_secret {
+            Some(secret) => secret.clone(),
+            None => {
+                let mut conn = store.pool().acquire().await?;
+                let kept =
+                    settings::get_or_insert(&mut conn, "jwt_secret", generate_secret().expose())
+                        .await?;
+                crate::config::Secret::new(kept)
+            }
+        };
+        let tokens = Tokens::new(
+            &secret,
+            settings.token_ttl,
+            settings.external_identity.as_ref(),
+        )?;
+        let state = web::Data::new(AppState {
+            store: store.clone(),
+            tokens,
+        });
+        let listener = TcpListener::bind((settings.host, settings.port))?;
+        let port = listener.local_addr()?.port();
+        let spec = http::openapi();
+        let server = HttpServer::new(move || {
+            let (app, _) = App::new()
+                .into_utoipa_app()
+                .app_data(state.clone())
+                .app_data(extract::json_config())
+                .app_data(extract::path_config())
+                .app_data(extract::query_config())
+                .configure(http::routes)
+                .split_for_parts();
+            app.wrap(TracingLogger::default())
+                .route(
+                    "/openapi.json",
+                    web::get().to({
+                        let spec = spec.clone();
+                        move || {
+                            let spec = spec.clone();
+                            async move { HttpResponse::Ok().json(spec) }
+                        }
+                    }),
+                )
+                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", spec.clone()))
+                .default_service(web::to(|| async {
+                    Err::<HttpResponse, _>(ApiError::NotFound("no such route".into()))
+                }))
+        })
+        .shutdown_timeout(SHUTDOWN_TIMEOUT_SECS)
+        .listen(listener)?
+        .run();
+        Ok(Application {
+            port,
+            server,
+            store,
+        })
+    }
+
+    /// The port the listener is bound to.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Runs until the server stops (SIGTERM or SIGINT stop it gracefully).
+    pub async fn run(self) -> std::io::Result<()> {
+        let result = self.server.await;
+        self.store.close().await;
+        result
+    }
+}
