@@ -74,7 +74,8 @@ impl Application {
                 .app_data(extract::query_config())
                 .configure(http::routes)
                 .split_for_parts();
-            app.wrap(TracingLogger::default())
+            app.wrap(actix_web::middleware::Logger::new("%s %r %Dms").exclude("/healthz"))
+                .wrap(TracingLogger::default())
                 .route(
                     "/openapi.json",
                     web::get().to({
@@ -98,6 +99,11 @@ impl Application {
             server,
             store,
         })
+    }
+
+    /// A handle that stops the server (gracefully with `stop(true)`).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
     }
 
     /// The port the listener is bound to.

@@ -1,0 +1,10 @@
+//! API tests: the real app on port 0, a fresh database per test, played the
+//! way a client would. Every test runs on SQLite and on Postgres.
+
+mod support;
+
+mod auth;
+mod concurrency;
+mod input;
+mod klaverjassen;
+mod potverteren;

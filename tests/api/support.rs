@@ -1,0 +1,270 @@
+//! Test support: the real app on port 0 against a fresh database per test,
+//! and a small client that plays like a mobile app would.
+
+use std::collections::BTreeSet;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use kaarttafel::config::{Database, Secret, Settings};
+use kaarttafel::startup::Application;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// Which database a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Db {
+    Sqlite,
+    Postgres,
+}
+
+/// Generates one `#[tokio::test]` per backend for each listed test function.
+#[macro_export]
+macro_rules! on_both_databases {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name($crate::support::Db::Sqlite).await }
+            )*
+        }
+        mod postgres {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                if $crate::support::postgres_url().is_none() { return; }
+                super::$name($crate::support::Db::Postgres).await
+            })*
+        }
+    };
+}
+
+/// The Postgres server for tests: `TEST_DATABASE_URL`, else none (the tests
+/// say they were skipped). With `REQUIRE_POSTGRES=1` (CI) a missing server fails.
+pub fn postgres_url() -> Option<String> {
+    match std::env::var("TEST_DATABASE_URL").ok().filter(|u| !u.is_empty()) {
+        Some(url) => Some(url),
+        None if std::env::var("REQUIRE_POSTGRES").is_ok_and(|v| v == "1") => {
+            panic!("REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set")
+        }
+        None => {
+            eprintln!("SKIPPED: Postgres test (set TEST_DATABASE_URL to run it)");
+            None
+        }
+    }
+}
+
+/// A fresh, empty database of `db`.
+pub async fn fresh_database(db: Db) -> (Database, Option<tempfile::TempDir>) {
+    match db {
+        Db::Sqlite => {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("test.db");
+            (Database::Sqlite(path.display().to_string()), Some(dir))
+        }
+        Db::Postgres => {
+            use sqlx::Connection;
+            let admin = postgres_url().expect("Postgres URL");
+            let name = format!("kt_test_{}", uuid::Uuid::new_v4().simple());
+            let mut conn = sqlx::PgConnection::connect(&admin).await.expect("connect to TEST_DATABASE_URL");
+            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .execute(&mut conn)
+                .await
+                .expect("create test database");
+            let (base, _) = admin.rsplit_once('/').expect("URL with a database name");
+            (Database::Postgres(Secret::new(format!("{base}/{name}"))), None)
+        }
+    }
+}
+
+/// Settings for a test app on `database`, port 0.
+pub fn settings(database: Database) -> Settings {
+    Settings {
+        host: IpAddr::from([127, 0, 0, 1]),
+        port: 0,
+        database,
+        jwt_secret: None,
+        token_ttl: Duration::from_secs(3600),
+        external_identity: None,
+    }
+}
+
+/// A running app and a client for it.
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub settings: Settings,
+    handle: actix_web::dev::ServerHandle,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// An answer: status, headers and JSON body (Null when empty).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Answer {
+    /// The problem `code` of an error answer.
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+}
+
+/// A player of the test: id and token.
+#[derive(Clone, Debug)]
+pub struct Player {
+    pub id: String,
+    pub token: String,
+}
+
+impl TestApp {
+    /// Starts the app on a fresh database of `db`.
+    pub async fn spawn(db: Db) -> TestApp {
+        let (database, dir) = fresh_database(db).await;
+        TestApp::start(settings(database), dir).await
+    }
+
+    /// Starts the app with `settings`.
+    pub async fn start(settings: Settings, dir: Option<tempfile::TempDir>) -> TestApp {
+        let app = Application::build(&settings).await.expect("app starts");
+        let base = format!("http://127.0.0.1:{}", app.port());
+        let handle = app.handle();
+        tokio::spawn(app.run());
+        TestApp {
+            base,
+            client: reqwest::Client::new(),
+            settings,
+            handle,
+            _dir: dir,
+        }
+    }
+
+    /// Stops the app gracefully and starts it again on the same database.
+    pub async fn restart(self) -> TestApp {
+        self.handle.stop(true).await;
+        TestApp::start(self.settings.clone(), self._dir).await
+    }
+
+    /// Sends a request; `body` None sends no body.
+    pub async fn send(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> Answer {
+        self.send_with(method, path, token, body, &[]).await
+    }
+
+    /// Sends a request with extra headers.
+    pub async fn send_with(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+        headers: &[(&str, &str)],
+    ) -> Answer {
+        let mut request = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("body read");
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path} answered non-JSON: {text}"))
+        };
+        if status.is_server_error() {
+            panic!("{path} answered {status}: {body}");
+        }
+        Answer { status, headers, body }
+    }
+
+    /// Creates a player.
+    pub async fn player(&self, name: &str) -> Player {
+        let answer = self.send(Method::POST, "/v1/players", None, Some(json!({"name": name}))).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        Player {
+            id: answer.body["id"].as_str().unwrap().to_owned(),
+            token: answer.body["token"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    /// Creates a table of `game` with `options` hosted by `host`; returns its id.
+    pub async fn table(&self, host: &Player, game: &str, options: Value) -> String {
+        let answer = self
+            .send(Method::POST, "/v1/games", Some(&host.token), Some(json!({"game": game, "options": options})))
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        answer.body["id"].as_str().unwrap().to_owned()
+    }
+
+    /// A full table of `seats` players (the first is the host, in seat 0).
+    pub async fn full_table(&self, game: &str, options: Value, seats: usize) -> (String, Vec<Player>) {
+        let mut players = Vec::new();
+        for i in 0..seats {
+            players.push(self.player(&format!("player {i}")).await);
+        }
+        let id = self.table(&players[0], game, options).await;
+        for (i, player) in players.iter().enumerate().skip(1) {
+            let answer = self
+                .send(Method::POST, &format!("/v1/games/{id}/seats"), Some(&player.token), Some(json!({"seat": i})))
+                .await;
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        }
+        (id, players)
+    }
+
+    /// The game as `player` sees it.
+    pub async fn view(&self, id: &str, player: &Player) -> Value {
+        let answer = self.send(Method::GET, &format!("/v1/games/{id}"), Some(&player.token), None).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        answer.body
+    }
+
+    /// Sends `mv` for `player`.
+    pub async fn play(&self, id: &str, player: &Player, mv: Value) -> Answer {
+        self.send(Method::POST, &format!("/v1/games/{id}/moves"), Some(&player.token), Some(json!({"move": mv})))
+            .await
+    }
+}
+
+/// Every card code that appears as a JSON string anywhere in `value`.
+pub fn cards_in(value: &Value) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    collect_cards(value, &mut found);
+    found
+}
+
+fn collect_cards(value: &Value, found: &mut BTreeSet<String>) {
+    match value {
+        Value::String(s) if is_card(s) => {
+            found.insert(s.clone());
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_cards(v, found)),
+        Value::Object(map) => map.values().for_each(|v| collect_cards(v, found)),
+        _ => {}
+    }
+}
+
+fn is_card(s: &str) -> bool {
+    let Some(suit) = s.chars().last() else { return false };
+    let rank = &s[..s.len() - suit.len_utf8()];
+    "CDHS".contains(suit) && ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"].contains(&rank)
+}
+
+/// Every card in the string values of `value`'s fields, `skip` removed first
+/// (JSON pointers to public history that may repeat card codes of earlier deals).
+pub fn cards_outside(value: &Value, skip: &[&str]) -> BTreeSet<String> {
+    let mut value = value.clone();
+    for pointer in skip {
+        if let Some(v) = value.pointer_mut(pointer) {
+            *v = Value::Null;
+        }
+    }
+    cards_in(&value)
+}
