@@ -28,6 +28,7 @@ pub const RANKS: [Rank; 8] = [
 
 /// The rank's position in natural order 7..A (0..8), or `None` for 2..6,
 /// which are not in the Klaverjassen deck.
+#[inline]
 pub const fn rank_index(rank: Rank) -> Option<u32> {
     match rank {
         Rank::Seven => Some(0),
@@ -43,6 +44,7 @@ pub const fn rank_index(rank: Rank) -> Option<u32> {
 }
 
 /// The card at bit `index` (0..32).
+#[inline]
 pub const fn card_at(index: u32) -> Card {
     Card::new(RANKS[(index % 8) as usize], Suit::ALL[(index / 8) as usize])
 }
@@ -60,21 +62,25 @@ impl CardSet {
     pub const DECK: CardSet = CardSet(u32::MAX);
 
     /// The set with exactly these bits (see the module docs for the layout).
+    #[inline]
     pub const fn from_bits(bits: u32) -> CardSet {
         CardSet(bits)
     }
 
     /// The bits of this set.
+    #[inline]
     pub const fn bits(self) -> u32 {
         self.0
     }
 
     /// The eight cards of a suit.
+    #[inline]
     pub const fn suit(suit: Suit) -> CardSet {
         CardSet(0xFF << (8 * suit as u32))
     }
 
     /// The set holding one card; empty for a card outside the Klaverjassen deck.
+    #[inline]
     pub const fn single(card: Card) -> CardSet {
         match rank_index(card.rank) {
             Some(rank) => CardSet(1 << (8 * card.suit as u32 + rank)),
@@ -83,41 +89,63 @@ impl CardSet {
     }
 
     /// Whether the set holds the card.
+    #[inline]
     pub const fn contains(self, card: Card) -> bool {
         let single = CardSet::single(card).0;
         single != 0 && self.0 & single != 0
     }
 
     /// Adds a card.
+    #[inline]
     pub fn insert(&mut self, card: Card) {
         self.0 |= CardSet::single(card).0;
     }
 
     /// Removes a card.
+    #[inline]
     pub fn remove(&mut self, card: Card) {
         self.0 &= !CardSet::single(card).0;
     }
 
     /// How many cards the set holds.
+    #[inline]
     pub const fn len(self) -> u32 {
         self.0.count_ones()
     }
 
     /// Whether the set holds no card.
+    #[inline]
     pub const fn is_empty(self) -> bool {
         self.0 == 0
     }
 
     /// The `n`th card of the set in iteration order, if there is one.
+    #[inline]
     pub fn nth(self, n: u32) -> Option<Card> {
         let mut bits = self.0;
-        for _ in 0..n {
-            bits &= bits.wrapping_sub(1);
+        let mut n = n;
+        // Skip whole suits first, then single cards within the suit.
+        let mut base = 0;
+        while base < 32 {
+            let in_suit = ((bits >> base) & 0xFF).count_ones();
+            if n < in_suit {
+                break;
+            }
+            n -= in_suit;
+            base += 8;
         }
-        (bits != 0).then(|| card_at(bits.trailing_zeros()))
+        if base >= 32 {
+            return None;
+        }
+        bits &= 0xFF << base;
+        for _ in 0..n {
+            bits &= bits - 1;
+        }
+        Some(card_at(bits.trailing_zeros()))
     }
 
     /// The cards, clubs to spades, 7 to ace within a suit.
+    #[inline]
     pub fn iter(self) -> CardSetIter {
         CardSetIter(self.0)
     }
@@ -130,6 +158,7 @@ pub struct CardSetIter(u32);
 impl Iterator for CardSetIter {
     type Item = Card;
 
+    #[inline]
     fn next(&mut self) -> Option<Card> {
         if self.0 == 0 {
             return None;
@@ -151,6 +180,7 @@ impl IntoIterator for CardSet {
     type Item = Card;
     type IntoIter = CardSetIter;
 
+    #[inline]
     fn into_iter(self) -> CardSetIter {
         self.iter()
     }
@@ -169,6 +199,7 @@ impl FromIterator<Card> for CardSet {
 impl BitAnd for CardSet {
     type Output = CardSet;
 
+    #[inline]
     fn bitand(self, other: CardSet) -> CardSet {
         CardSet(self.0 & other.0)
     }
@@ -177,6 +208,7 @@ impl BitAnd for CardSet {
 impl BitOr for CardSet {
     type Output = CardSet;
 
+    #[inline]
     fn bitor(self, other: CardSet) -> CardSet {
         CardSet(self.0 | other.0)
     }
@@ -185,6 +217,7 @@ impl BitOr for CardSet {
 impl Sub for CardSet {
     type Output = CardSet;
 
+    #[inline]
     fn sub(self, other: CardSet) -> CardSet {
         CardSet(self.0 & !other.0)
     }
@@ -193,6 +226,7 @@ impl Sub for CardSet {
 impl Not for CardSet {
     type Output = CardSet;
 
+    #[inline]
     fn not(self) -> CardSet {
         CardSet(!self.0)
     }

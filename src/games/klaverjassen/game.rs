@@ -57,6 +57,9 @@ pub(super) struct Trick {
     pub(super) leader: Seat,
     pub(super) cards: [Option<Card>; 4],
     pub(super) len: u8,
+    /// The cards played, as a set: kept beside `cards` because every play
+    /// needs it.
+    pub(super) set: CardSet,
     pub(super) winner: Option<Seat>,
 }
 
@@ -72,6 +75,7 @@ impl Trick {
             leader,
             cards: [None; 4],
             len: 0,
+            set: CardSet::EMPTY,
             winner: None,
         }
     }
@@ -90,14 +94,6 @@ impl Trick {
 
     fn led(&self) -> Option<Suit> {
         self.cards[0].map(|card| card.suit)
-    }
-
-    fn set(&self) -> CardSet {
-        self.cards
-            .iter()
-            .flatten()
-            .map(|card| CardSet::single(*card))
-            .fold(CardSet::EMPTY, |a, b| a | b)
     }
 
     fn played(&self) -> impl Iterator<Item = PlayedCard> + '_ {
@@ -258,6 +254,7 @@ impl Match {
     }
 
     /// The seat after the dealer (*voorhand*): names trump and leads trick 1.
+    #[inline]
     pub fn first_hand(&self) -> Seat {
         self.dealer.next(SEATS)
     }
@@ -297,6 +294,7 @@ impl Match {
     }
 
     /// The seat to play a card, during play.
+    #[inline]
     pub fn to_play(&self) -> Option<Seat> {
         (self.phase == Phase::Playing).then(|| self.current_trick().next_seat())
     }
@@ -312,6 +310,7 @@ impl Match {
     }
 
     /// Whether the last deal is over.
+    #[inline]
     pub fn is_finished(&self) -> bool {
         self.phase == Phase::Finished
     }
@@ -347,6 +346,7 @@ impl Match {
         Some(Awaiting { seats, action })
     }
 
+    #[inline]
     pub(super) fn current_trick(&self) -> &Trick {
         &self.deal.tricks[usize::from(self.deal.completed.min(7))]
     }
@@ -358,6 +358,7 @@ impl Match {
     /// The cards `seat` may play now: its legal plays when it is to play,
     /// else none. In club mode a seat may still lay any held card (a
     /// revoke), but only these are offered.
+    #[inline]
     pub fn legal_cards(&self, seat: Seat) -> CardSet {
         if self.phase != Phase::Playing {
             return CardSet::EMPTY;
@@ -365,7 +366,7 @@ impl Match {
         let trick = self.current_trick();
         match self.deal.trump {
             Some(trump) if trick.next_seat() == seat => {
-                legal_cards(self.deal.hands[seat], trick.set(), trick.led(), trump)
+                legal_cards(self.deal.hands[seat], trick.set, trick.led(), trump)
             }
             _ => CardSet::EMPTY,
         }
@@ -477,7 +478,7 @@ impl Match {
             return Err(MoveError::CardNotInHand { card });
         }
         let trump = self.deal.trump.expect("trump is named before play");
-        if let Some(refused) = refusal(hand, trick.set(), trick.led(), trump, card) {
+        if let Some(refused) = refusal(hand, trick.set, trick.led(), trump, card) {
             if !self.club() || self.deal.must_play_allowed & bit(seat) != 0 {
                 return Err(refused);
             }
@@ -492,6 +493,7 @@ impl Match {
         let index = usize::from(self.deal.completed);
         let trick = &mut self.deal.tricks[index];
         trick.cards[usize::from(trick.len)] = Some(card);
+        trick.set.insert(card);
         trick.len += 1;
         if trick.len == 4 {
             self.close_trick(trump, rng);
@@ -510,7 +512,7 @@ impl Match {
             .iter()
             .map(|card| card_points(*card, trump))
             .sum::<i32>();
-        deal.roem[team] += roem(trick.set(), trump);
+        deal.roem[team] += roem(trick.set, trump);
         deal.tricks_taken[team] += 1;
         deal.completed += 1;
         if deal.completed < 8 {
@@ -568,6 +570,7 @@ impl Match {
             let owner = trick.seat_at(position);
             if let Some(card) = trick.cards[position].take() {
                 deal.hands[owner].insert(card);
+                trick.set.remove(card);
             }
             for revoke in deal.revokes.iter_mut() {
                 if revoke.seat == owner && revoke.trick == number {

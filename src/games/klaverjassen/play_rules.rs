@@ -4,7 +4,7 @@
 //! Rotterdam rules: the obligations hold even when the partner is winning.
 
 use crate::games::Seat;
-use crate::games::cards::{Card, Suit};
+use crate::games::cards::{Card, Rank, Suit};
 
 use super::cardset::{CardSet, rank_index};
 use super::moves::MoveError;
@@ -37,11 +37,19 @@ const TRUMPS_ABOVE: [u32; 8] = {
     table
 };
 
+/// The card's natural rank index 7..A (0..8); only Klaverjassen cards reach
+/// the rules, so the 2..6 ranks never get here.
+#[inline]
 fn index(card: Card) -> usize {
-    rank_index(card.rank).expect("a Klaverjassen card") as usize
+    debug_assert!(
+        rank_index(card.rank).is_some(),
+        "{card} is not a Klaverjassen card"
+    );
+    (card.rank as usize - Rank::Seven as usize) & 7
 }
 
 /// The points a card is worth with this trump.
+#[inline]
 pub fn card_points(card: Card, trump: Suit) -> i32 {
     let table = if card.suit == trump {
         &TRUMP_POINTS
@@ -53,11 +61,14 @@ pub fn card_points(card: Card, trump: Suit) -> i32 {
 
 /// The strength of the highest trump among `cards`, if any.
 fn highest_trump(cards: CardSet, trump: Suit) -> Option<u8> {
-    let bits = (cards & CardSet::suit(trump)).bits() >> (8 * trump as u32);
-    (0..8)
-        .filter(|rank| bits & (1 << rank) != 0)
-        .map(|rank| TRUMP_ORDER[rank])
-        .max()
+    let mut bits = (cards & CardSet::suit(trump)).bits() >> (8 * trump as u32);
+    let mut highest = None;
+    while bits != 0 {
+        let strength = TRUMP_ORDER[bits.trailing_zeros() as usize];
+        highest = highest.max(Some(strength));
+        bits &= bits - 1;
+    }
+    highest
 }
 
 /// The rule that limits what a seat may play.

@@ -3,7 +3,7 @@
 
 use crate::games::cards::{Card, Rank, Suit};
 
-use super::cardset::{CardSet, RANKS, rank_index};
+use super::cardset::{CardSet, rank_index};
 
 /// Starting bits of a run of three that stays within one suit.
 const RUN3_STARTS: u32 = 0x3F3F_3F3F;
@@ -15,11 +15,12 @@ const RUN4_STARTS: u32 = 0x1F1F_1F1F;
 /// (king and queen of trump, 20, adding to a sequence that holds them).
 pub fn roem(trick: CardSet, trump: Suit) -> i32 {
     let bits = trick.bits();
-    for rank in RANKS {
-        let four = 0x0101_0101u32 << rank_index(rank).unwrap_or(0);
-        if bits == four {
-            return if rank == Rank::Jack { 200 } else { 100 };
-        }
+    // The same rank in all four suits: one bit set in every byte, at the
+    // same place.
+    let four_of_a_kind = bits & (bits >> 8) & (bits >> 16) & (bits >> 24) & 0xFF;
+    if four_of_a_kind != 0 {
+        let jacks = 1 << rank_index(Rank::Jack).unwrap_or(0);
+        return if four_of_a_kind == jacks { 200 } else { 100 };
     }
     let run3 = bits & (bits >> 1) & (bits >> 2) & RUN3_STARTS;
     let run4 = run3 & (bits >> 3) & RUN4_STARTS;

@@ -1,0 +1,411 @@
+//! Properties over many seeded random deals in both revoke modes: card
+//! conservation, 162 points, legality, an independent recomputation of every
+//! score sheet row, views that never leak another seat's hand, legal moves
+//! that follow from the seat's own view alone, and exact save/reload.
+
+use kaarttafel::games::cards::{Card, Suit};
+use kaarttafel::games::klaverjassen::{
+    ByTeam, CardSet, DealRecord, Match, Move, Options, Phase, RevokeMode, Team, View, legal_cards,
+};
+use kaarttafel::games::{Action, Seat};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+const DEALS_PER_MODE: u64 = 10_000;
+const DEALS_PER_MATCH: u8 = 4;
+
+// ---- an independent recomputation of a deal's score, written from RULES.md ----
+
+const NATURAL: [&str; 8] = ["7", "8", "9", "10", "J", "Q", "K", "A"];
+const TRUMP_LOW_TO_HIGH: [&str; 8] = ["7", "8", "Q", "K", "10", "A", "9", "J"];
+const PLAIN_LOW_TO_HIGH: [&str; 8] = ["7", "8", "9", "J", "Q", "K", "10", "A"];
+
+fn position(order: &[&str; 8], card: Card) -> i32 {
+    let code = card.rank.to_string();
+    order.iter().position(|r| *r == code).unwrap() as i32
+}
+
+fn worth(card: Card, trump: Suit) -> i32 {
+    let code = card.rank.to_string();
+    match (card.suit == trump, code.as_str()) {
+        (true, "J") => 20,
+        (true, "9") => 14,
+        (false, "J") => 2,
+        (_, "A") => 11,
+        (_, "10") => 10,
+        (_, "K") => 4,
+        (_, "Q") => 3,
+        _ => 0,
+    }
+}
+
+fn bonus(cards: &[Card], trump: Suit) -> i32 {
+    if cards.iter().all(|c| c.rank == cards[0].rank) {
+        return if cards[0].rank.to_string() == "J" {
+            200
+        } else {
+            100
+        };
+    }
+    let mut sequence = 0;
+    for suit in Suit::ALL {
+        let mut ranks: Vec<i32> = cards
+            .iter()
+            .filter(|c| c.suit == suit)
+            .map(|c| position(&NATURAL, *c))
+            .collect();
+        ranks.sort();
+        let mut run = 1;
+        for pair in ranks.windows(2) {
+            run = if pair[1] == pair[0] + 1 { run + 1 } else { 1 };
+            sequence = sequence.max(match run {
+                3 => 20,
+                4 => 50,
+                _ => 0,
+            });
+        }
+    }
+    let has = |rank: &str| {
+        cards
+            .iter()
+            .any(|c| c.suit == trump && c.rank.to_string() == rank)
+    };
+    sequence + if has("K") && has("Q") { 20 } else { 0 }
+}
+
+fn team(seat: Seat) -> usize {
+    usize::from(seat.0 % 2)
+}
+
+fn recompute(row: &DealRecord) -> (ByTeam<i32>, ByTeam<i32>, ByTeam<i32>, bool, bool) {
+    let trump = row.trump;
+    let mut points = [0; 2];
+    let mut roem = [0; 2];
+    let mut tricks = [0; 2];
+    for (i, trick) in row.tricks.iter().enumerate() {
+        let led = trick.cards[0].card.suit;
+        let strength = |c: Card| {
+            if c.suit == trump {
+                100 + position(&TRUMP_LOW_TO_HIGH, c)
+            } else if c.suit == led {
+                position(&PLAIN_LOW_TO_HIGH, c)
+            } else {
+                -1
+            }
+        };
+        let best = trick.cards.iter().max_by_key(|p| strength(p.card)).unwrap();
+        assert_eq!(trick.winner, best.seat, "winner of trick {}", trick.number);
+        let cards: Vec<Card> = trick.cards.iter().map(|p| p.card).collect();
+        let t = team(best.seat);
+        points[t] += cards.iter().map(|c| worth(*c, trump)).sum::<i32>();
+        roem[t] += bonus(&cards, trump);
+        tricks[t] += 1;
+        if i == 7 {
+            points[t] += 10;
+        }
+    }
+    let all_roem = roem[0] + roem[1];
+    let playing = match row.playing_team {
+        Team::A => 0,
+        Team::B => 1,
+    };
+    let mut score = [0; 2];
+    let (mut pit, mut nat) = (false, false);
+    if let Some(report) = row.report {
+        let punished = if report.valid {
+            team(report.seat)
+        } else {
+            team(report.reported_by)
+        };
+        score[1 - punished] = 262 + all_roem;
+    } else if points[playing] + roem[playing] > points[1 - playing] + roem[1 - playing] {
+        pit = tricks[playing] == 8;
+        score[playing] = points[playing] + roem[playing] + if pit { 100 } else { 0 };
+        score[1 - playing] = points[1 - playing] + roem[1 - playing];
+    } else {
+        nat = true;
+        score[1 - playing] = 162 + all_roem;
+    }
+    let by = |v: [i32; 2]| ByTeam::new(v[0], v[1]);
+    (by(points), by(roem), by(score), pit, nat)
+}
+
+fn check_row(row: &DealRecord) {
+    let (points, roem, score, pit, nat) = recompute(row);
+    assert_eq!(
+        (row.card_points, row.roem, row.score, row.pit, row.nat),
+        (points, roem, score, pit, nat)
+    );
+    let dealt = row.hands.0.iter().fold(CardSet::EMPTY, |a, h| a | *h);
+    assert_eq!(dealt, CardSet::DECK);
+    let mut played = CardSet::EMPTY;
+    for trick in &row.tricks {
+        for p in trick.cards {
+            assert!(
+                row.hands[p.seat].contains(p.card),
+                "{} played a card it was dealt",
+                p.seat
+            );
+            assert!(!played.contains(p.card), "{} played twice", p.card);
+            played.insert(p.card);
+        }
+    }
+    if row.report.is_none() {
+        assert_eq!(row.tricks.len(), 8);
+        assert_eq!(played, CardSet::DECK, "every card is played exactly once");
+        assert_eq!(row.card_points.a + row.card_points.b, 162);
+    }
+}
+
+// ---- what a seat may do follows from what it may see ----
+
+fn moves_from_view(view: &View, seat: Seat, club: bool, game: &Match) -> Vec<Move> {
+    let mut opponents = [Seat((seat.0 + 1) % 4), Seat((seat.0 + 3) % 4)];
+    opponents.sort();
+    let reports = opponents.map(|seat| Move::ReportRevoke { seat });
+    match view.phase {
+        Phase::Finished => vec![],
+        Phase::Dealing if seat == view.dealer => vec![Move::Deal],
+        Phase::ChoosingTrump if seat == Seat((view.dealer.0 + 1) % 4) => {
+            Suit::ALL.map(|suit| Move::ChooseTrump { suit }).to_vec()
+        }
+        Phase::Dealing | Phase::ChoosingTrump => vec![],
+        Phase::Playing => {
+            let trick = view.trick.as_ref().unwrap();
+            let next = Seat((trick.leader.0 + trick.cards.len() as u8) % 4);
+            let mut moves = vec![];
+            if next == seat {
+                let played: CardSet = trick.cards.iter().map(|p| p.card).collect();
+                let led = trick.cards.first().map(|p| p.card.suit);
+                let allowed = legal_cards(view.hand, played, led, view.trump.unwrap());
+                moves.extend(allowed.iter().map(|card| Move::Play { card }));
+            }
+            if club {
+                if trick.cards.iter().any(|p| p.seat == seat) {
+                    moves.push(Move::TakeBack);
+                }
+                moves.extend(reports);
+            }
+            moves
+        }
+        Phase::Review => {
+            // Who is done is public: it is the table's `awaiting`.
+            let awaiting = game.awaiting().unwrap();
+            if awaiting.seats.contains(&seat) {
+                let mut moves = vec![Move::EndReview];
+                moves.extend(reports);
+                moves
+            } else {
+                vec![]
+            }
+        }
+    }
+}
+
+/// Every string anywhere in a JSON value (cards are written as strings).
+fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(text) => out.push(text.clone()),
+        serde_json::Value::Array(items) => items.iter().for_each(|item| strings(item, out)),
+        serde_json::Value::Object(fields) => fields.values().for_each(|item| strings(item, out)),
+        _ => {}
+    }
+}
+
+fn check_views(game: &Match, club: bool) {
+    for viewer in [
+        None,
+        Some(Seat(0)),
+        Some(Seat(1)),
+        Some(Seat(2)),
+        Some(Seat(3)),
+    ] {
+        let mut view = game.view_for(viewer);
+        // Finished deals are public; the rest must not show another hand.
+        let finished = std::mem::take(&mut view.deals);
+        assert_eq!(finished, game.deals());
+        let json = serde_json::to_value(&view).unwrap();
+        let mut shown = Vec::new();
+        strings(&json, &mut shown);
+        for owner in (0..4).map(Seat).filter(|s| Some(*s) != viewer) {
+            for card in game.hand(owner) {
+                assert!(
+                    !shown.contains(&card.to_string()),
+                    "{viewer:?} sees {card} of {owner}"
+                );
+            }
+        }
+        if let Some(seat) = viewer {
+            assert_eq!(view.hand, game.hand(seat));
+            assert_eq!(
+                game.legal_moves(seat),
+                moves_from_view(&view, seat, club, game)
+            );
+        }
+    }
+}
+
+fn check_hands(game: &Match) {
+    if game.phase() != Phase::Playing {
+        return;
+    }
+    let view = game.view_for(None);
+    let trick = view.trick.unwrap();
+    let mut seen: CardSet = trick.cards.iter().map(|p| p.card).collect();
+    assert_eq!(seen.len() as usize, trick.cards.len());
+    for seat in (0..4).map(Seat) {
+        let hand = game.hand(seat);
+        assert!((hand & seen).is_empty(), "a card is in two places");
+        seen = seen | hand;
+    }
+    assert_eq!(seen.len(), 32 - 4 * u32::from(trick.number - 1));
+}
+
+/// Every card the rules allow is accepted and every other held card refused
+/// with a rule's code, leaving the state as it was.
+fn check_enforced_play(game: &Match, seat: Seat, rng: &mut StdRng) {
+    let legal = game.legal_cards(seat);
+    assert!(!legal.is_empty());
+    assert_eq!(legal - game.hand(seat), CardSet::EMPTY);
+    let mut refused = game.clone();
+    for card in game.hand(seat) {
+        if legal.contains(card) {
+            let mut copy = game.clone();
+            assert_eq!(copy.play(seat, Move::Play { card }, rng), Ok(()));
+        } else {
+            let code = refused
+                .play(seat, Move::Play { card }, rng)
+                .unwrap_err()
+                .code();
+            assert!(
+                [
+                    "must_follow_suit",
+                    "must_trump",
+                    "must_overtrump",
+                    "must_not_undertrump"
+                ]
+                .contains(&code),
+                "{code}"
+            );
+            assert_eq!(refused, *game);
+        }
+    }
+}
+
+/// One random step. In club mode, sometimes a revoke, a take-back or a
+/// report; refused moves must leave the state unchanged.
+fn step(game: &mut Match, club: bool, rng: &mut StdRng) {
+    let awaiting = game.awaiting().unwrap();
+    let seat = awaiting.seats[rng.random_range(0..awaiting.seats.len())];
+    let mv = match awaiting.action {
+        Action::Deal => Move::Deal,
+        Action::ChooseTrump => Move::ChooseTrump {
+            suit: Suit::ALL[rng.random_range(0..4)],
+        },
+        Action::Play if club && rng.random_range(0..40) == 0 => Move::TakeBack,
+        Action::Play | Action::EndReview if club && rng.random_range(0..120) == 0 => {
+            Move::ReportRevoke {
+                seat: Seat(rng.random_range(0..4)),
+            }
+        }
+        Action::Play => {
+            let legal = game.legal_cards(seat);
+            assert!(!legal.is_empty() && (legal - game.hand(seat)).is_empty());
+            let pool = if club && rng.random_range(0..8) == 0 {
+                game.hand(seat)
+            } else {
+                legal
+            };
+            Move::Play {
+                card: pool.nth(rng.random_range(0..pool.len())).unwrap(),
+            }
+        }
+        Action::EndReview => Move::EndReview,
+        other => panic!("unexpected action {other:?}"),
+    };
+    // Club moves may come from any seat, not only the one awaited.
+    let actor = match mv {
+        Move::TakeBack | Move::ReportRevoke { .. } => Seat(rng.random_range(0..4)),
+        _ => seat,
+    };
+    // Only club mode makes moves that may be refused here.
+    let before = club.then(|| game.clone());
+    if game.play(actor, mv, rng).is_err() {
+        assert_eq!(
+            Some(&*game),
+            before.as_ref(),
+            "a refused move changes nothing"
+        );
+    }
+}
+
+fn run(mode: RevokeMode) {
+    let club = mode == RevokeMode::Club;
+    let mut deals = 0;
+    let mut seed = 0;
+    while deals < DEALS_PER_MODE {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let options = Options {
+            revoke_mode: mode,
+            first_dealer: Seat((seed % 4) as u8),
+            deals: DEALS_PER_MATCH,
+            auto_deal: seed % 2 == 0,
+        };
+        let mut game = Match::new(options, &mut rng);
+        let watch_views = seed % 100 == 0;
+        let reload_at = if seed % 8 == 0 {
+            rng.random_range(0..120)
+        } else {
+            usize::MAX
+        };
+        let mut steps = 0;
+        while !game.is_finished() {
+            if watch_views {
+                check_views(&game, club);
+            }
+            if watch_views || seed % 10 == 1 {
+                check_hands(&game);
+            }
+            if !club && let Some(seat) = game.to_play() {
+                check_enforced_play(&game, seat, &mut rng);
+            }
+            if steps == reload_at {
+                let json = serde_json::to_string(&game).unwrap();
+                let reloaded: Match = serde_json::from_str(&json).unwrap();
+                assert_eq!(reloaded, game);
+                let (mut a, mut b) = (game.clone(), reloaded);
+                let fork = rng.random_range(0..u64::MAX);
+                let (mut rng_a, mut rng_b) =
+                    (StdRng::seed_from_u64(fork), StdRng::seed_from_u64(fork));
+                while !a.is_finished() {
+                    step(&mut a, club, &mut rng_a);
+                    step(&mut b, club, &mut rng_b);
+                }
+                assert_eq!(a, b, "a reloaded match plays on identically");
+            }
+            let sheet = game.deals().len();
+            step(&mut game, club, &mut rng);
+            if game.deals().len() > sheet {
+                check_row(game.deals().last().unwrap());
+            }
+            steps += 1;
+        }
+        assert_eq!(game.deals().len(), usize::from(DEALS_PER_MATCH));
+        let sum = game.deals().iter().fold(ByTeam::new(0, 0), |t, r| {
+            ByTeam::new(t.a + r.score.a, t.b + r.score.b)
+        });
+        assert_eq!(game.totals(), sum);
+        deals += u64::from(DEALS_PER_MATCH);
+        seed += 1;
+    }
+}
+
+#[test]
+fn ten_thousand_random_deals_keep_every_rule_in_enforced_mode() {
+    run(RevokeMode::Enforced);
+}
+
+#[test]
+fn ten_thousand_random_deals_with_revokes_take_backs_and_reports_keep_every_rule_in_club_mode() {
+    run(RevokeMode::Club);
+}
