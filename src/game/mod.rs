@@ -91,26 +91,27 @@ impl Options {
     /// of range are an error naming the option.
     pub fn parse(kind: GameKind, value: Option<serde_json::Value>) -> Result<Options, GameError> {
         let value = value.unwrap_or_else(|| serde_json::json!({}));
-        let invalid = |e: serde_json::Error| GameError::InvalidOptions(format!("options: {e}"));
-        let options = match kind {
+        let invalid = |e: String| GameError::InvalidOptions(e);
+        let out_of_range = |option: &str, message: String| {
+            GameError::InvalidOptions(format!("options.{option}: {message}"))
+        };
+        Ok(match kind {
             GameKind::Klaverjassen => {
                 let options: klaverjassen::Options =
-                    serde_json::from_value(value).map_err(invalid)?;
-                options.validate().map_err(|e| {
-                    GameError::InvalidOptions(format!("options.{}: {}", e.option, e.message))
-                })?;
+                    from_json("options", value).map_err(invalid)?;
+                options
+                    .validate()
+                    .map_err(|e| out_of_range(e.option, e.message))?;
                 Options::Klaverjassen(options)
             }
             GameKind::Potverteren => {
-                let options: potverteren::Options =
-                    serde_json::from_value(value).map_err(invalid)?;
-                options.validate().map_err(|e| {
-                    GameError::InvalidOptions(format!("options.{}: {}", e.option, e.message))
-                })?;
+                let options: potverteren::Options = from_json("options", value).map_err(invalid)?;
+                options
+                    .validate()
+                    .map_err(|e| out_of_range(e.option, e.message))?;
                 Options::Potverteren(options)
             }
-        };
-        Ok(options)
+        })
     }
 
     /// How many seats the table has.
@@ -120,6 +121,18 @@ impl Options {
             Options::Potverteren(options) => options.seats,
         }
     }
+}
+
+/// Reads `value` as a `T`; an error names the field by its path under `what`
+/// (`options.revoke_mode: unknown variant …`).
+fn from_json<T: serde::de::DeserializeOwned>(
+    what: &str,
+    value: serde_json::Value,
+) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| match e.path().to_string().as_str() {
+        "." => format!("{what}: {}", e.inner()),
+        path => format!("{what}.{path}: {}", e.inner()),
+    })
 }
 
 /// The rules state, once every seat is taken.
@@ -145,13 +158,12 @@ pub enum Move {
 impl Move {
     /// Reads `value` as a move of `kind`.
     pub fn parse(kind: GameKind, value: serde_json::Value) -> Result<Move, GameError> {
-        let invalid = |e: serde_json::Error| GameError::InvalidMove(format!("move: {e}"));
         Ok(match kind {
             GameKind::Klaverjassen => {
-                Move::Klaverjassen(serde_json::from_value(value).map_err(invalid)?)
+                Move::Klaverjassen(from_json("move", value).map_err(GameError::InvalidMove)?)
             }
             GameKind::Potverteren => {
-                Move::Potverteren(serde_json::from_value(value).map_err(invalid)?)
+                Move::Potverteren(from_json("move", value).map_err(GameError::InvalidMove)?)
             }
         })
     }

@@ -13,9 +13,20 @@ fn b64(data: &str) -> String {
 
 async fn expect_401(app: &TestApp, token: Option<&str>, why: &str) {
     let answer = app.send(Method::GET, "/v1/players/me", token, None).await;
-    assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{why}: {}", answer.body);
+    assert_eq!(
+        answer.status,
+        StatusCode::UNAUTHORIZED,
+        "{why}: {}",
+        answer.body
+    );
     assert_eq!(answer.code(), "invalid_token", "{why}");
-    assert!(answer.headers["www-authenticate"].to_str().unwrap().starts_with("Bearer"), "{why}");
+    assert!(
+        answer.headers["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .starts_with("Bearer"),
+        "{why}"
+    );
 }
 
 async fn every_bad_token_is_a_401_with_a_bearer_challenge(db: Db) {
@@ -25,12 +36,30 @@ async fn every_bad_token_is_a_401_with_a_bearer_challenge(db: Db) {
     expect_401(&app, Some("not-a-jwt"), "malformed").await;
     let (head, rest) = player.token.split_once('.').unwrap();
     let (claims, _) = rest.split_once('.').unwrap();
-    expect_401(&app, Some(&format!("{head}.{claims}.{}", b64("forged"))), "bad signature").await;
+    expect_401(
+        &app,
+        Some(&format!("{head}.{claims}.{}", b64("forged"))),
+        "bad signature",
+    )
+    .await;
     let unsigned = format!("{}.{claims}.", b64(r#"{"alg":"none","typ":"JWT"}"#));
     expect_401(&app, Some(&unsigned), "alg none").await;
-    let expired_claims = b64(&format!(r#"{{"sub":"{}","iat":1,"exp":2,"iss":"kaarttafel"}}"#, player.id));
-    expect_401(&app, Some(&format!("{head}.{expired_claims}.{}", rest.split_once('.').unwrap().1)), "tampered exp").await;
-    let answer = app.send(Method::GET, "/v1/players/me", Some(&player.token), None).await;
+    let expired_claims = b64(&format!(
+        r#"{{"sub":"{}","iat":1,"exp":2,"iss":"kaarttafel"}}"#,
+        player.id
+    ));
+    expect_401(
+        &app,
+        Some(&format!(
+            "{head}.{expired_claims}.{}",
+            rest.split_once('.').unwrap().1
+        )),
+        "tampered exp",
+    )
+    .await;
+    let answer = app
+        .send(Method::GET, "/v1/players/me", Some(&player.token), None)
+        .await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body, json!({"id": player.id, "name": "Piet"}));
 }
@@ -41,25 +70,60 @@ async fn an_expired_token_is_refused(db: Db) {
     settings.jwt_secret = Some(kaarttafel::config::Secret::new("x".repeat(40)));
     let app = TestApp::start(settings.clone(), dir).await;
     let player = app.player("Kees").await;
-    let tokens = kaarttafel::auth::Tokens::new(settings.jwt_secret.as_ref().unwrap(), settings.token_ttl, None).unwrap();
-    let (expired, _) = tokens.issue(player.id.parse().unwrap(), chrono::Utc::now() - chrono::Duration::hours(2));
-    let answer = app.send(Method::GET, "/v1/players/me", Some(&expired), None).await;
+    let tokens = kaarttafel::auth::Tokens::new(
+        settings.jwt_secret.as_ref().unwrap(),
+        settings.token_ttl,
+        None,
+    )
+    .unwrap();
+    let (expired, _) = tokens.issue(
+        player.id.parse().unwrap(),
+        chrono::Utc::now() - chrono::Duration::hours(2),
+    );
+    let answer = app
+        .send(Method::GET, "/v1/players/me", Some(&expired), None)
+        .await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     assert!(answer.body["detail"].as_str().unwrap().contains("expired"));
 }
 
 async fn another_seats_token_cannot_move_for_it(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"first_dealer": 3}), 4).await;
-    let answer = app.send(Method::POST, &format!("/v1/games/{id}/deal"), Some(&players[0].token), None).await;
-    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", answer.body);
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"first_dealer": 3}), 4)
+        .await;
+    let answer = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/deal"),
+            Some(&players[0].token),
+            None,
+        )
+        .await;
+    assert_eq!(
+        answer.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        answer.body
+    );
     assert_eq!(answer.code(), "not_your_turn");
     let stranger = app.player("Stranger").await;
-    let answer = app.send(Method::POST, &format!("/v1/games/{id}/deal"), Some(&stranger.token), None).await;
+    let answer = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/deal"),
+            Some(&stranger.token),
+            None,
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::FORBIDDEN);
     assert_eq!(answer.code(), "not_seated");
     let view = app.view(&id, &stranger).await;
-    assert_eq!(view["you"], serde_json::Value::Null, "a player without a seat gets the spectator view");
+    assert_eq!(
+        view["you"],
+        serde_json::Value::Null,
+        "a player without a seat gets the spectator view"
+    );
     assert_eq!(view["legal_moves"], json!([]));
 }
 
@@ -68,17 +132,45 @@ async fn the_host_cannot_leave_and_others_cannot_leave_a_started_game(db: Db) {
     let host = app.player("Host").await;
     let guest = app.player("Guest").await;
     let id = app.table(&host, "klaverjassen", json!({})).await;
-    let answer = app.send(Method::DELETE, &format!("/v1/games/{id}/seats/me"), Some(&host.token), None).await;
+    let answer = app
+        .send(
+            Method::DELETE,
+            &format!("/v1/games/{id}/seats/me"),
+            Some(&host.token),
+            None,
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::FORBIDDEN);
-    let answer = app.send(Method::POST, &format!("/v1/games/{id}/seats"), Some(&guest.token), None).await;
+    let answer = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/seats"),
+            Some(&guest.token),
+            None,
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body["you"], 1, "the first free seat");
-    let answer = app.send(Method::DELETE, &format!("/v1/games/{id}/seats/me"), Some(&guest.token), None).await;
+    let answer = app
+        .send(
+            Method::DELETE,
+            &format!("/v1/games/{id}/seats/me"),
+            Some(&guest.token),
+            None,
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body["you"], serde_json::Value::Null);
     assert_eq!(answer.body["version"], 3);
     let (full, players) = app.full_table("klaverjassen", json!({}), 4).await;
-    let answer = app.send(Method::DELETE, &format!("/v1/games/{full}/seats/me"), Some(&players[2].token), None).await;
+    let answer = app
+        .send(
+            Method::DELETE,
+            &format!("/v1/games/{full}/seats/me"),
+            Some(&players[2].token),
+            None,
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::CONFLICT);
     assert_eq!(answer.code(), "game_started");
 }
@@ -87,31 +179,56 @@ async fn seats_are_refused_when_taken_or_full(db: Db) {
     let app = TestApp::spawn(db).await;
     let (id, _) = app.full_table("klaverjassen", json!({}), 4).await;
     let late = app.player("Late").await;
-    let answer = app.send(Method::POST, &format!("/v1/games/{id}/seats"), Some(&late.token), None).await;
+    let answer = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/seats"),
+            Some(&late.token),
+            None,
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::CONFLICT);
     assert_eq!(answer.code(), "game_started");
     let host = app.player("Host").await;
     let id = app.table(&host, "klaverjassen", json!({})).await;
     let answer = app
-        .send(Method::POST, &format!("/v1/games/{id}/seats"), Some(&late.token), Some(json!({"seat": 0})))
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/seats"),
+            Some(&late.token),
+            Some(json!({"seat": 0})),
+        )
         .await;
     assert_eq!(answer.status, StatusCode::CONFLICT);
     assert_eq!(answer.code(), "seat_taken");
     let answer = app
-        .send(Method::POST, &format!("/v1/games/{id}/seats"), Some(&late.token), Some(json!({"seat": 4})))
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/seats"),
+            Some(&late.token),
+            Some(json!({"seat": 4})),
+        )
         .await;
     assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
 }
 
 async fn tokens_and_games_survive_a_restart(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"auto_deal": true}), 4).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+        .await;
     let before = app.view(&id, &players[1]).await;
     let app = app.restart().await;
     let after = app.view(&id, &players[1]).await;
     assert_eq!(after, before, "the same game, seen with the same token");
     let chooser = after["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-    let answer = app.play(&id, &players[chooser], json!({"type": "choose_trump", "suit": "S"})).await;
+    let answer = app
+        .play(
+            &id,
+            &players[chooser],
+            json!({"type": "choose_trump", "suit": "S"}),
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
 }
 

@@ -8,7 +8,9 @@ use crate::support::{Db, TestApp};
 
 async fn sixteen_parallel_moves_on_one_version_apply_exactly_once(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"auto_deal": true}), 4).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+        .await;
     let view = app.view(&id, &players[0]).await;
     let version = view["version"].as_i64().unwrap();
     let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
@@ -23,79 +25,181 @@ async fn sixteen_parallel_moves_on_one_version_apply_exactly_once(db: Db) {
         }
     });
     let answers = futures_util::future::join_all(requests).await;
-    let accepted = answers.iter().filter(|a| a.status == StatusCode::OK).count();
-    assert_eq!(accepted, 1, "{:?}", answers.iter().map(|a| a.status).collect::<Vec<_>>());
+    let accepted = answers
+        .iter()
+        .filter(|a| a.status == StatusCode::OK)
+        .count();
+    assert_eq!(
+        accepted,
+        1,
+        "{:?}",
+        answers.iter().map(|a| a.status).collect::<Vec<_>>()
+    );
     for answer in answers.iter().filter(|a| a.status != StatusCode::OK) {
         assert_eq!(answer.status, StatusCode::CONFLICT);
         assert_eq!(answer.code(), "version_conflict");
     }
     assert_eq!(app.view(&id, &players[0]).await["version"], version + 1);
-    let events = app.send(Method::GET, &format!("/v1/games/{id}/events"), Some(&players[0].token), None).await;
-    assert_eq!(events.body["events"].as_array().unwrap().len() as i64, version + 1);
+    let events = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/events"),
+            Some(&players[0].token),
+            None,
+        )
+        .await;
+    assert_eq!(
+        events.body["events"].as_array().unwrap().len() as i64,
+        version + 1
+    );
 }
 
 async fn a_stale_expected_version_is_409_and_a_stale_if_match_is_412(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"first_dealer": 3}), 4).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"first_dealer": 3}), 4)
+        .await;
     let view = app.view(&id, &players[3]).await;
     let version = view["version"].as_i64().unwrap();
     let path = format!("/v1/games/{id}/moves");
     let stale = json!({"move": {"type": "deal"}, "expected_version": version - 1});
-    let answer = app.send(Method::POST, &path, Some(&players[3].token), Some(stale)).await;
+    let answer = app
+        .send(Method::POST, &path, Some(&players[3].token), Some(stale))
+        .await;
     assert_eq!(answer.status, StatusCode::CONFLICT);
     assert_eq!(answer.code(), "version_conflict");
     let deal = json!({"move": {"type": "deal"}});
     let old_tag = format!("\"{}\"", version - 1);
     let answer = app
-        .send_with(Method::POST, &path, Some(&players[3].token), Some(deal.clone()), &[("If-Match", &old_tag)])
+        .send_with(
+            Method::POST,
+            &path,
+            Some(&players[3].token),
+            Some(deal.clone()),
+            &[("If-Match", &old_tag)],
+        )
         .await;
     assert_eq!(answer.status, StatusCode::PRECONDITION_FAILED);
     let tag = format!("\"{version}\"");
     let answer = app
-        .send_with(Method::POST, &path, Some(&players[3].token), Some(deal), &[("If-Match", &tag)])
+        .send_with(
+            Method::POST,
+            &path,
+            Some(&players[3].token),
+            Some(deal),
+            &[("If-Match", &tag)],
+        )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-    assert_eq!(answer.headers["etag"].to_str().unwrap(), format!("\"{}\"", version + 1));
+    assert_eq!(
+        answer.headers["etag"].to_str().unwrap(),
+        format!("\"{}\"", version + 1)
+    );
 }
 
 async fn get_honours_if_none_match_with_304(db: Db) {
     let app = TestApp::spawn(db).await;
     let player = app.player("P").await;
     let id = app.table(&player, "potverteren", json!({})).await;
-    let answer = app.send(Method::GET, &format!("/v1/games/{id}"), Some(&player.token), None).await;
+    let answer = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}"),
+            Some(&player.token),
+            None,
+        )
+        .await;
     let tag = answer.headers["etag"].to_str().unwrap().to_owned();
     assert_eq!(tag, "\"1\"");
     let answer = app
-        .send_with(Method::GET, &format!("/v1/games/{id}"), Some(&player.token), None, &[("If-None-Match", &tag)])
+        .send_with(
+            Method::GET,
+            &format!("/v1/games/{id}"),
+            Some(&player.token),
+            None,
+            &[("If-None-Match", &tag)],
+        )
         .await;
     assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
     let answer = app
-        .send_with(Method::GET, &format!("/v1/games/{id}"), Some(&player.token), None, &[("If-None-Match", "\"0\"")])
+        .send_with(
+            Method::GET,
+            &format!("/v1/games/{id}"),
+            Some(&player.token),
+            None,
+            &[("If-None-Match", "\"0\"")],
+        )
         .await;
     assert_eq!(answer.status, StatusCode::OK);
 }
 
 async fn an_idempotent_retry_returns_the_first_answer_and_changes_nothing(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"first_dealer": 3}), 4).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"first_dealer": 3}), 4)
+        .await;
     let path = format!("/v1/games/{id}/moves");
     let deal = json!({"move": {"type": "deal"}});
     let key = [("Idempotency-Key", "deal-1")];
-    let first = app.send_with(Method::POST, &path, Some(&players[3].token), Some(deal.clone()), &key).await;
+    let first = app
+        .send_with(
+            Method::POST,
+            &path,
+            Some(&players[3].token),
+            Some(deal.clone()),
+            &key,
+        )
+        .await;
     assert_eq!(first.status, StatusCode::OK, "{}", first.body);
-    let again = app.send_with(Method::POST, &path, Some(&players[3].token), Some(deal.clone()), &key).await;
+    let again = app
+        .send_with(
+            Method::POST,
+            &path,
+            Some(&players[3].token),
+            Some(deal.clone()),
+            &key,
+        )
+        .await;
     assert_eq!(again.status, StatusCode::OK);
     assert_eq!(again.body, first.body, "the first answer, replayed");
     assert_eq!(again.headers["etag"], first.headers["etag"]);
-    assert_eq!(app.view(&id, &players[3]).await["version"], first.body["version"], "nothing changed");
+    assert_eq!(
+        app.view(&id, &players[3]).await["version"],
+        first.body["version"],
+        "nothing changed"
+    );
     let other = json!({"move": {"type": "deal"}, "expected_version": 1});
-    let mismatch = app.send_with(Method::POST, &path, Some(&players[3].token), Some(other), &key).await;
+    let mismatch = app
+        .send_with(
+            Method::POST,
+            &path,
+            Some(&players[3].token),
+            Some(other),
+            &key,
+        )
+        .await;
     assert_eq!(mismatch.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(mismatch.code(), "idempotency_mismatch");
     let create = json!({"game": "potverteren"});
     let key = [("Idempotency-Key", "table-1")];
-    let a = app.send_with(Method::POST, "/v1/games", Some(&players[0].token), Some(create.clone()), &key).await;
-    let b = app.send_with(Method::POST, "/v1/games", Some(&players[0].token), Some(create), &key).await;
+    let a = app
+        .send_with(
+            Method::POST,
+            "/v1/games",
+            Some(&players[0].token),
+            Some(create.clone()),
+            &key,
+        )
+        .await;
+    let b = app
+        .send_with(
+            Method::POST,
+            "/v1/games",
+            Some(&players[0].token),
+            Some(create),
+            &key,
+        )
+        .await;
     assert_eq!(a.status, StatusCode::CREATED);
     assert_eq!(b.status, StatusCode::CREATED);
     assert_eq!(a.body["id"], b.body["id"], "one table, not two");

@@ -8,7 +8,9 @@ use crate::support::{Db, TestApp};
 
 async fn bad_bodies_are_problems_and_change_nothing(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"auto_deal": true}), 4).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+        .await;
     let before = app.view(&id, &players[0]).await;
     let moves = format!("/v1/games/{id}/moves");
     let client = &app.client;
@@ -21,23 +23,50 @@ async fn bad_bodies_are_problems_and_change_nothing(db: Db) {
     };
     for (body, status, code) in [
         ("{not json", 400, "malformed_json"),
-        (r#"{"move": {"type": "play", "card": "7C"}, "extra": 1}"#, 422, "validation_failed"),
-        (r#"{"move": {"type": "play", "card": 7}}"#, 422, "validation_failed"),
+        (
+            r#"{"move": {"type": "play", "card": "7C"}, "extra": 1}"#,
+            422,
+            "validation_failed",
+        ),
+        (
+            r#"{"move": {"type": "play", "card": 7}}"#,
+            422,
+            "validation_failed",
+        ),
         (r#"{"move": {"type": "fly"}}"#, 422, "validation_failed"),
-        (r#"{"move": {"type": "play", "card": "1Z"}}"#, 422, "validation_failed"),
-        (r#"{"move": {"type": "choose_trump", "suit": "X"}}"#, 422, "validation_failed"),
-        (r#"{"move": {"type": "bid", "amount": 3}}"#, 422, "validation_failed"),
+        (
+            r#"{"move": {"type": "play", "card": "1Z"}}"#,
+            422,
+            "validation_failed",
+        ),
+        (
+            r#"{"move": {"type": "choose_trump", "suit": "X"}}"#,
+            422,
+            "validation_failed",
+        ),
+        (
+            r#"{"move": {"type": "bid", "amount": 3}}"#,
+            422,
+            "validation_failed",
+        ),
         (r#"{"expected_version": "one"}"#, 422, "validation_failed"),
     ] {
         let response = raw(body).send().await.unwrap();
         assert_eq!(response.status().as_u16(), status, "{body}");
-        assert_eq!(response.headers()["content-type"], "application/problem+json", "{body}");
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/problem+json",
+            "{body}"
+        );
         let problem: serde_json::Value = response.json().await.unwrap();
         assert_eq!(problem["code"], code, "{body}: {problem}");
         assert_eq!(problem["status"], status);
         assert!(problem["type"].as_str().unwrap().ends_with(code));
     }
-    let huge = format!(r#"{{"move": {{"type": "play", "card": "{}"}}}}"#, "A".repeat(100_000));
+    let huge = format!(
+        r#"{{"move": {{"type": "play", "card": "{}"}}}}"#,
+        "A".repeat(100_000)
+    );
     let response = client
         .post(format!("{}{moves}", app.base))
         .bearer_auth(&players[0].token)
@@ -53,7 +82,11 @@ async fn bad_bodies_are_problems_and_change_nothing(db: Db) {
 async fn unknown_and_malformed_ids_are_404(db: Db) {
     let app = TestApp::spawn(db).await;
     let player = app.player("P").await;
-    for path in ["/v1/games/not-a-uuid", "/v1/games/00000000-0000-0000-0000-000000000000", "/v1/nothing"] {
+    for path in [
+        "/v1/games/not-a-uuid",
+        "/v1/games/00000000-0000-0000-0000-000000000000",
+        "/v1/nothing",
+    ] {
         let answer = app.send(Method::GET, path, Some(&player.token), None).await;
         assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
         assert_eq!(answer.code(), "not_found");
@@ -76,31 +109,58 @@ async fn options_out_of_range_are_422_naming_the_option(db: Db) {
         ("klaverjassen", json!({"deals": 17}), "deals"),
         ("klaverjassen", json!({"deals": 0}), "deals"),
         ("klaverjassen", json!({"first_dealer": 4}), "first_dealer"),
-        ("klaverjassen", json!({"revoke_mode": "lenient"}), "revoke_mode"),
+        (
+            "klaverjassen",
+            json!({"revoke_mode": "lenient"}),
+            "revoke_mode",
+        ),
         ("klaverjassen", json!({"colour": "red"}), "colour"),
         ("potverteren", json!({"seats": 4}), "seats"),
         ("potverteren", json!({"seats": 11}), "seats"),
         ("potverteren", json!({"variant": "dice"}), "variant"),
     ] {
         let answer = app
-            .send(Method::POST, "/v1/games", Some(&host.token), Some(json!({"game": game, "options": options})))
+            .send(
+                Method::POST,
+                "/v1/games",
+                Some(&host.token),
+                Some(json!({"game": game, "options": options})),
+            )
             .await;
         assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{options}");
         assert_eq!(answer.code(), "validation_failed");
-        assert!(answer.body["detail"].as_str().unwrap().contains(option), "{options}: {}", answer.body);
+        assert!(
+            answer.body["detail"].as_str().unwrap().contains(option),
+            "{options}: {}",
+            answer.body
+        );
     }
     let answer = app
-        .send(Method::POST, "/v1/games", Some(&host.token), Some(json!({"game": "poker"})))
+        .send(
+            Method::POST,
+            "/v1/games",
+            Some(&host.token),
+            Some(json!({"game": "poker"})),
+        )
         .await;
     assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
-    let lobby = app.send(Method::GET, "/v1/games", Some(&host.token), None).await;
+    let lobby = app
+        .send(Method::GET, "/v1/games", Some(&host.token), None)
+        .await;
     assert_eq!(lobby.body["items"], json!([]), "nothing was created");
 }
 
 async fn player_names_are_checked(db: Db) {
     let app = TestApp::spawn(db).await;
-    for body in [json!({"name": ""}), json!({"name": "   "}), json!({"name": "x".repeat(41)}), json!({})] {
-        let answer = app.send(Method::POST, "/v1/players", None, Some(body.clone())).await;
+    for body in [
+        json!({"name": ""}),
+        json!({"name": "   "}),
+        json!({"name": "x".repeat(41)}),
+        json!({}),
+    ] {
+        let answer = app
+            .send(Method::POST, "/v1/players", None, Some(body.clone()))
+            .await;
         assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     }
 }
@@ -110,25 +170,60 @@ async fn the_lobby_lists_waiting_tables_newest_first_in_pages(db: Db) {
     let host = app.player("Host").await;
     let mut ids = Vec::new();
     for i in 0..5 {
-        let game = if i % 2 == 0 { "klaverjassen" } else { "potverteren" };
+        let game = if i % 2 == 0 {
+            "klaverjassen"
+        } else {
+            "potverteren"
+        };
         ids.push(app.table(&host, game, json!({})).await);
     }
     ids.reverse();
-    let first = app.send(Method::GET, "/v1/games?limit=2", Some(&host.token), None).await;
-    let page: Vec<&str> = first.body["items"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
+    let first = app
+        .send(Method::GET, "/v1/games?limit=2", Some(&host.token), None)
+        .await;
+    let page: Vec<&str> = first.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
     assert_eq!(page, ids[..2]);
     let cursor = first.body["next_cursor"].as_str().unwrap();
     let second = app
-        .send(Method::GET, &format!("/v1/games?limit=10&cursor={cursor}"), Some(&host.token), None)
+        .send(
+            Method::GET,
+            &format!("/v1/games?limit=10&cursor={cursor}"),
+            Some(&host.token),
+            None,
+        )
         .await;
-    let page: Vec<&str> = second.body["items"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
+    let page: Vec<&str> = second.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
     assert_eq!(page, ids[2..]);
     assert_eq!(second.body["next_cursor"], serde_json::Value::Null);
-    let only = app.send(Method::GET, "/v1/games?game=potverteren", Some(&host.token), None).await;
+    let only = app
+        .send(
+            Method::GET,
+            "/v1/games?game=potverteren",
+            Some(&host.token),
+            None,
+        )
+        .await;
     assert_eq!(only.body["items"].as_array().unwrap().len(), 2);
-    let mine = app.send(Method::GET, "/v1/players/me/games", Some(&host.token), None).await;
+    let mine = app
+        .send(Method::GET, "/v1/players/me/games", Some(&host.token), None)
+        .await;
     assert_eq!(mine.body["items"].as_array().unwrap().len(), 5);
-    for bad in ["/v1/games?limit=0", "/v1/games?cursor=zzz", "/v1/games?game=poker", "/v1/games?colour=red"] {
+    for bad in [
+        "/v1/games?limit=0",
+        "/v1/games?cursor=zzz",
+        "/v1/games?game=poker",
+        "/v1/games?colour=red",
+    ] {
         let answer = app.send(Method::GET, bad, Some(&host.token), None).await;
         assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
     }

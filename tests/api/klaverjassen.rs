@@ -26,9 +26,16 @@ fn assert_no_hidden_cards(views: &[Value], bodies: &[Value]) {
             if other == seat {
                 continue;
             }
-            for card in view["klaverjassen"]["hand"].as_array().into_iter().flatten() {
+            for card in view["klaverjassen"]["hand"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
                 let card = card.as_str().unwrap();
-                assert!(!seen.contains(card), "seat {seat} sees {card} of seat {other}: {body}");
+                assert!(
+                    !seen.contains(card),
+                    "seat {seat} sees {card} of seat {other}: {body}"
+                );
             }
         }
     }
@@ -51,7 +58,11 @@ async fn play_out(app: &TestApp, id: &str, players: &[Player], seed: u64) -> Vec
             .iter()
             .filter(|m| !matches!(m["type"].as_str(), Some("report_revoke" | "take_back")))
             .collect();
-        assert!(!moves.is_empty(), "seat {seat} has no move: {}", views[seat]);
+        assert!(
+            !moves.is_empty(),
+            "seat {seat} has no move: {}",
+            views[seat]
+        );
         let mv = moves[rng.random_range(0..moves.len())].clone();
         let answer = app
             .send(
@@ -61,8 +72,17 @@ async fn play_out(app: &TestApp, id: &str, players: &[Player], seed: u64) -> Vec
                 Some(json!({"move": mv, "expected_version": version})),
             )
             .await;
-        assert_eq!(answer.status, StatusCode::OK, "{mv} refused: {}", answer.body);
-        assert_eq!(answer.body["version"], version + 1, "each move adds exactly 1");
+        assert_eq!(
+            answer.status,
+            StatusCode::OK,
+            "{mv} refused: {}",
+            answer.body
+        );
+        assert_eq!(
+            answer.body["version"],
+            version + 1,
+            "each move adds exactly 1"
+        );
         assert_eq!(answer.body["you"], seat);
     }
 }
@@ -77,8 +97,13 @@ async fn a_complete_sixteen_deal_match_is_played_over_http(db: Db) {
     let mut totals = (0, 0);
     for (i, deal) in deals.iter().enumerate() {
         assert_eq!(deal["number"], i + 1);
-        assert_eq!(deal["dealer"], (3 + i) % 4, "the dealer moves on each deal, starting at seat 3");
-        let points = deal["card_points"]["A"].as_i64().unwrap() + deal["card_points"]["B"].as_i64().unwrap();
+        assert_eq!(
+            deal["dealer"],
+            (3 + i) % 4,
+            "the dealer moves on each deal, starting at seat 3"
+        );
+        let points =
+            deal["card_points"]["A"].as_i64().unwrap() + deal["card_points"]["B"].as_i64().unwrap();
         assert_eq!(points, 162);
         totals.0 += deal["score"]["A"].as_i64().unwrap();
         totals.1 += deal["score"]["B"].as_i64().unwrap();
@@ -89,52 +114,111 @@ async fn a_complete_sixteen_deal_match_is_played_over_http(db: Db) {
     for view in &views {
         assert_eq!(view["legal_moves"], json!([]));
     }
-    let events = app
-        .send(Method::GET, &format!("/v1/games/{id}/events?limit=500"), Some(&players[1].token), None)
-        .await;
-    let events = events.body["events"].as_array().unwrap();
+    let mut events = Vec::new();
+    loop {
+        let after = events.len();
+        let page = app
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}/events?after={after}&limit=500"),
+                Some(&players[1].token),
+                None,
+            )
+            .await;
+        let page = page.body["events"].as_array().unwrap().clone();
+        if page.is_empty() {
+            break;
+        }
+        events.extend(page);
+    }
     assert_eq!(events.len() as i64, views[0]["version"].as_i64().unwrap());
     for (i, event) in events.iter().enumerate() {
         assert_eq!(event["seq"], i + 1, "the log has no gaps");
     }
     let deal_events: Vec<&Value> = events.iter().filter(|e| e["kind"] == "deal").collect();
     assert_eq!(deal_events.len(), 16);
-    assert!(deal_events.iter().all(|e| e["data"]["hands"].is_array()), "hands are public once a deal is over");
+    assert!(
+        deal_events.iter().all(|e| e["data"]["hands"].is_array()),
+        "hands are public once a deal is over"
+    );
 }
 
 async fn a_deal_in_progress_shows_its_hands_in_no_event(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"first_dealer": 3}), 4).await;
-    let answer = app.send(Method::POST, &format!("/v1/games/{id}/deal"), Some(&players[3].token), None).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"first_dealer": 3}), 4)
+        .await;
+    let answer = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/deal"),
+            Some(&players[3].token),
+            None,
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-    let own_hand = answer.body["klaverjassen"]["hand"].as_array().unwrap().len();
+    let own_hand = answer.body["klaverjassen"]["hand"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(own_hand, 8);
     for player in &players {
-        let events = app.send(Method::GET, &format!("/v1/games/{id}/events"), Some(&player.token), None).await;
-        let deal = events.body["events"].as_array().unwrap().iter().find(|e| e["kind"] == "deal").unwrap().clone();
-        assert_eq!(deal["data"], json!({"type": "deal", "seat": 3, "deal_number": 1}));
+        let events = app
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}/events"),
+                Some(&player.token),
+                None,
+            )
+            .await;
+        let deal = events.body["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["kind"] == "deal")
+            .unwrap()
+            .clone();
+        assert_eq!(
+            deal["data"],
+            json!({"type": "deal", "seat": 3, "deal_number": 1})
+        );
     }
 }
 
 /// Finds, for the seat to play, a held card that is not allowed (a revoke),
 /// playing legal cards until one exists, with the trick still open after it
 /// when `keep_open`. Returns (seat, card).
-async fn reach_a_possible_revoke(app: &TestApp, id: &str, players: &[Player], keep_open: bool) -> (usize, String) {
+async fn reach_a_possible_revoke(
+    app: &TestApp,
+    id: &str,
+    players: &[Player],
+    keep_open: bool,
+) -> (usize, String) {
     loop {
         let views = views_checked(app, id, players).await;
         let game = &views[0]["klaverjassen"];
         let seat = views[0]["awaiting"]["seats"][0].as_u64().unwrap() as usize;
         let action = views[0]["awaiting"]["action"].as_str().unwrap();
         let legal: Vec<Value> = views[seat]["legal_moves"].as_array().unwrap().clone();
-        let room = !keep_open || game["trick"]["cards"].as_array().is_some_and(|c| c.len() < 3);
+        let room = !keep_open
+            || game["trick"]["cards"]
+                .as_array()
+                .is_some_and(|c| c.len() < 3);
         if action == "play" && room {
             let hand = views[seat]["klaverjassen"]["hand"].as_array().unwrap();
-            let allowed: Vec<&Value> = legal.iter().filter(|m| m["type"] == "play").map(|m| &m["card"]).collect();
+            let allowed: Vec<&Value> = legal
+                .iter()
+                .filter(|m| m["type"] == "play")
+                .map(|m| &m["card"])
+                .collect();
             if let Some(card) = hand.iter().find(|c| !allowed.contains(c)) {
                 return (seat, card.as_str().unwrap().to_owned());
             }
         }
-        assert!(game["deals"].as_array().unwrap().is_empty(), "no revoke possible in a whole deal");
+        assert!(
+            game["deal_number"].as_u64().unwrap() < 16,
+            "no revoke possible in a whole match"
+        );
         let mv = legal
             .iter()
             .find(|m| !matches!(m["type"].as_str(), Some("report_revoke" | "take_back")))
@@ -147,30 +231,110 @@ async fn reach_a_possible_revoke(app: &TestApp, id: &str, players: &[Player], ke
 
 async fn club_revoke_taken_back_while_the_trick_is_open_is_corrected(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"revoke_mode": "club", "auto_deal": true}), 4).await;
+    let (id, players) = app
+        .full_table(
+            "klaverjassen",
+            json!({"revoke_mode": "club", "auto_deal": true}),
+            4,
+        )
+        .await;
     let (seat, card) = reach_a_possible_revoke(&app, &id, &players, true).await;
-    let answer = app.play(&id, &players[seat], json!({"type": "play", "card": card})).await;
-    assert_eq!(answer.status, StatusCode::OK, "club mode accepts any held card: {}", answer.body);
-    let answer = app.play(&id, &players[seat], json!({"type": "take_back"})).await;
+    let answer = app
+        .play(&id, &players[seat], json!({"type": "play", "card": card}))
+        .await;
+    assert_eq!(
+        answer.status,
+        StatusCode::OK,
+        "club mode accepts any held card: {}",
+        answer.body
+    );
+    let answer = app
+        .play(&id, &players[seat], json!({"type": "take_back"}))
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let hand = answer.body["klaverjassen"]["hand"].as_array().unwrap();
-    assert!(hand.contains(&json!(card)), "the revoked card is back in the hand");
-    assert_eq!(answer.body["awaiting"]["seats"], json!([seat]), "play resumes with the revoking seat");
-    let answer = app.play(&id, &players[seat], json!({"type": "play", "card": card})).await;
-    assert_eq!(answer.status, StatusCode::OK, "club mode accepts the revoke again: {}", answer.body);
+    assert!(
+        hand.contains(&json!(card)),
+        "the revoked card is back in the hand"
+    );
+    assert_eq!(
+        answer.body["awaiting"]["seats"],
+        json!([seat]),
+        "play resumes with the revoking seat"
+    );
+    let again = app
+        .play(&id, &players[seat], json!({"type": "play", "card": card}))
+        .await;
+    assert_eq!(
+        again.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "the replacement card is checked as in enforced mode"
+    );
+    let allowed = again.body["legal_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["type"] == "play")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        app.play(&id, &players[seat], allowed).await.status,
+        StatusCode::OK
+    );
+    // A second revoke, reported by an opponent while its trick is open: corrected.
+    let (seat, card) = reach_a_possible_revoke(&app, &id, &players, true).await;
+    let answer = app
+        .play(&id, &players[seat], json!({"type": "play", "card": card}))
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let opponent = (seat + 1) % 4;
-    let answer = app.play(&id, &players[opponent], json!({"type": "report_revoke", "seat": seat})).await;
+    let answer = app
+        .play(
+            &id,
+            &players[opponent],
+            json!({"type": "report_revoke", "seat": seat}),
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let view = &answer.body["klaverjassen"];
-    assert!(view["deals"].as_array().unwrap().is_empty(), "a report on the open trick corrects, no punishment");
-    assert!(answer.body["klaverjassen"]["trick"]["cards"].as_array().unwrap().iter().all(|c| c["seat"] != seat));
+    assert!(
+        view["deals"].as_array().unwrap().is_empty(),
+        "a report on the open trick corrects, no punishment"
+    );
+    assert!(
+        view["trick"]["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["seat"] != seat)
+    );
+    assert_eq!(
+        answer.body["awaiting"]["seats"],
+        json!([seat]),
+        "play resumes with the revoking seat"
+    );
+    let own = app.view(&id, &players[seat]).await;
+    assert!(
+        own["klaverjassen"]["hand"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(card))
+    );
 }
 
 async fn club_revoke_reported_in_the_review_punishes_the_revoking_team(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"revoke_mode": "club", "auto_deal": true}), 4).await;
+    let (id, players) = app
+        .full_table(
+            "klaverjassen",
+            json!({"revoke_mode": "club", "auto_deal": true}),
+            4,
+        )
+        .await;
     let (seat, card) = reach_a_possible_revoke(&app, &id, &players, false).await;
-    let answer = app.play(&id, &players[seat], json!({"type": "play", "card": card})).await;
+    let answer = app
+        .play(&id, &players[seat], json!({"type": "play", "card": card}))
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     // Play the deal out without reports until the review.
     loop {
@@ -180,13 +344,34 @@ async fn club_revoke_reported_in_the_review_punishes_the_revoking_team(db: Db) {
         }
         let to_play = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
         let own = app.view(&id, &players[to_play]).await;
-        let mv = own["legal_moves"].as_array().unwrap().iter().find(|m| m["type"] == "play").unwrap().clone();
-        assert_eq!(app.play(&id, &players[to_play], mv).await.status, StatusCode::OK);
+        let mv = own["legal_moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["type"] == "play")
+            .unwrap()
+            .clone();
+        assert_eq!(
+            app.play(&id, &players[to_play], mv).await.status,
+            StatusCode::OK
+        );
     }
     let view = app.view(&id, &players[0]).await;
-    assert_eq!(view["klaverjassen"]["review_tricks"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        view["klaverjassen"]["review_tricks"]
+            .as_array()
+            .unwrap()
+            .len(),
+        8
+    );
     let reporter = (seat + 1) % 4;
-    let answer = app.play(&id, &players[reporter], json!({"type": "report_revoke", "seat": seat})).await;
+    let answer = app
+        .play(
+            &id,
+            &players[reporter],
+            json!({"type": "report_revoke", "seat": seat}),
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let row = &answer.body["klaverjassen"]["deals"][0];
     let punished = if seat % 2 == 0 { "A" } else { "B" };
@@ -194,43 +379,87 @@ async fn club_revoke_reported_in_the_review_punishes_the_revoking_team(db: Db) {
     assert_eq!(row["score"][punished], 0);
     let all_roem = row["roem"]["A"].as_i64().unwrap() + row["roem"]["B"].as_i64().unwrap();
     assert_eq!(row["score"][other], 262 + all_roem);
-    assert_eq!(row["report"], json!({"seat": seat, "reported_by": reporter, "valid": true}));
-    assert!(row["revokes"].as_array().unwrap().iter().any(|r| r["seat"] == seat && r["corrected"] == false));
+    assert_eq!(
+        row["report"],
+        json!({"seat": seat, "reported_by": reporter, "valid": true})
+    );
+    assert!(
+        row["revokes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["seat"] == seat && r["corrected"] == false)
+    );
 }
 
 async fn a_false_report_punishes_the_reporting_team(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"revoke_mode": "club", "auto_deal": true}), 4).await;
+    let (id, players) = app
+        .full_table(
+            "klaverjassen",
+            json!({"revoke_mode": "club", "auto_deal": true}),
+            4,
+        )
+        .await;
     let view = app.view(&id, &players[0]).await;
     let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-    let answer = app.play(&id, &players[chooser], json!({"type": "choose_trump", "suit": "H"})).await;
+    let answer = app
+        .play(
+            &id,
+            &players[chooser],
+            json!({"type": "choose_trump", "suit": "H"}),
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let reporter = (chooser + 1) % 4;
-    let answer = app.play(&id, &players[reporter], json!({"type": "report_revoke", "seat": chooser})).await;
+    let answer = app
+        .play(
+            &id,
+            &players[reporter],
+            json!({"type": "report_revoke", "seat": chooser}),
+        )
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let row = &answer.body["klaverjassen"]["deals"][0];
     let punished = if reporter % 2 == 0 { "A" } else { "B" };
     let other = if punished == "A" { "B" } else { "A" };
     assert_eq!(row["score"][punished], 0);
     assert_eq!(row["score"][other], 262);
-    assert_eq!(row["report"], json!({"seat": chooser, "reported_by": reporter, "valid": false}));
+    assert_eq!(
+        row["report"],
+        json!({"seat": chooser, "reported_by": reporter, "valid": false})
+    );
 }
 
 async fn an_enforced_table_refuses_a_revoke_naming_the_rule(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app.full_table("klaverjassen", json!({"auto_deal": true}), 4).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+        .await;
     let (seat, card) = reach_a_possible_revoke(&app, &id, &players, false).await;
     let before = app.view(&id, &players[seat]).await;
-    let answer = app.play(&id, &players[seat], json!({"type": "play", "card": card})).await;
+    let answer = app
+        .play(&id, &players[seat], json!({"type": "play", "card": card}))
+        .await;
     assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(
-        ["must_follow_suit", "must_trump", "must_overtrump", "must_not_undertrump"].contains(&answer.code()),
+        [
+            "must_follow_suit",
+            "must_trump",
+            "must_overtrump",
+            "must_not_undertrump"
+        ]
+        .contains(&answer.code()),
         "{}",
         answer.body
     );
     assert_eq!(answer.body["legal_moves"], before["legal_moves"]);
     assert_eq!(answer.headers["content-type"], "application/problem+json");
-    assert_eq!(app.view(&id, &players[seat]).await, before, "nothing changed");
+    assert_eq!(
+        app.view(&id, &players[seat]).await,
+        before,
+        "nothing changed"
+    );
 }
 
 on_both_databases!(

@@ -17,34 +17,61 @@ fn assert_nothing_hidden_shows(views: &[Value], bodies: &[Value]) {
                 continue;
             }
             if let Some(blind) = view["potverteren"]["hands"][other]["blind_card"].as_str() {
-                assert!(!seen.contains(blind), "seat {seat} sees the blind card of seat {other}: {body}");
+                assert!(
+                    !seen.contains(blind),
+                    "seat {seat} sees the blind card of seat {other}: {body}"
+                );
             }
             let total = &body["potverteren"]["hands"][other]["total"];
-            assert!(total.is_null(), "seat {seat} sees the total of seat {other}: {body}");
+            assert!(
+                total.is_null(),
+                "seat {seat} sees the total of seat {other}: {body}"
+            );
         }
     }
 }
 
 /// Plays `rounds` rounds at a table of `seats` in `variant`, then the host
 /// ends the table. Returns the final views.
-async fn play_rounds(app: &TestApp, seats: usize, variant: &str, rounds: u64, seed: u64) -> Vec<Value> {
+async fn play_rounds(
+    app: &TestApp,
+    seats: usize,
+    variant: &str,
+    rounds: u64,
+    seed: u64,
+) -> Vec<Value> {
     let (id, players) = app
-        .full_table("potverteren", json!({"seats": seats, "variant": variant, "starting_chips": 50}), seats)
+        .full_table(
+            "potverteren",
+            json!({"seats": seats, "variant": variant, "starting_chips": 50}),
+            seats,
+        )
         .await;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     loop {
         let views = all_views(app, &id, &players).await;
         assert_nothing_hidden_shows(&views, &views);
         let table = &views[0]["potverteren"];
-        let chips: i64 = table["balances"].as_array().unwrap().iter().map(|b| b.as_i64().unwrap()).sum();
-        assert_eq!(chips + table["pot"].as_i64().unwrap(), 50 * seats as i64, "chips are conserved");
+        let chips: i64 = table["balances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_i64().unwrap())
+            .sum();
+        assert_eq!(
+            chips + table["pot"].as_i64().unwrap(),
+            50 * seats as i64,
+            "chips are conserved"
+        );
         if views[0]["status"] == "finished" {
             return views;
         }
         let settled = table["last_round"]["round"].as_u64().unwrap_or(0);
         let host_moves = views[0]["legal_moves"].as_array().unwrap();
         if settled >= rounds && host_moves.contains(&json!({"type": "end_table"})) {
-            let answer = app.play(&id, &players[0], json!({"type": "end_table"})).await;
+            let answer = app
+                .play(&id, &players[0], json!({"type": "end_table"}))
+                .await;
             assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
             continue;
         }
@@ -55,9 +82,15 @@ async fn play_rounds(app: &TestApp, seats: usize, variant: &str, rounds: u64, se
             .iter()
             .filter(|m| m["type"] != "end_table")
             .collect();
-        assert!(!moves.is_empty(), "seat {seat} has no move: {}", views[seat]);
+        assert!(
+            !moves.is_empty(),
+            "seat {seat} has no move: {}",
+            views[seat]
+        );
         // Pass more often than bid, and hit below 12, so rounds end and vary.
-        let total = views[seat]["potverteren"]["hands"][seat]["total"].as_u64().unwrap_or(0);
+        let total = views[seat]["potverteren"]["hands"][seat]["total"]
+            .as_u64()
+            .unwrap_or(0);
         let mv = match moves.iter().find(|m| m["type"] == "pass") {
             Some(pass) if rng.random_bool(0.6) => (*pass).clone(),
             _ => match moves.iter().find(|m| m["type"] == "hit") {
@@ -67,7 +100,12 @@ async fn play_rounds(app: &TestApp, seats: usize, variant: &str, rounds: u64, se
         };
         let version = views[0]["version"].as_i64().unwrap();
         let answer = app.play(&id, &players[seat], mv.clone()).await;
-        assert_eq!(answer.status, StatusCode::OK, "{mv} refused: {}", answer.body);
+        assert_eq!(
+            answer.status,
+            StatusCode::OK,
+            "{mv} refused: {}",
+            answer.body
+        );
         assert_eq!(answer.body["version"], version + 1);
         let after = all_views(app, &id, &players).await;
         let mut bodies = after.clone();
@@ -112,14 +150,38 @@ async fn a_table_of_ten_plays_several_lot_rounds(db: Db) {
 async fn only_the_host_may_end_the_table(db: Db) {
     let app = TestApp::spawn(db).await;
     let (id, players) = app.full_table("potverteren", json!({}), 5).await;
-    let answer = app.play(&id, &players[1], json!({"type": "end_table"})).await;
-    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", answer.body);
-    let answer = app.play(&id, &players[0], json!({"type": "end_table"})).await;
+    let answer = app
+        .play(&id, &players[1], json!({"type": "end_table"}))
+        .await;
+    assert_eq!(
+        answer.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        answer.body
+    );
+    let answer = app
+        .play(&id, &players[0], json!({"type": "end_table"}))
+        .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     assert_eq!(answer.body["status"], "finished");
-    let events = app.send(Method::GET, &format!("/v1/games/{id}/events"), Some(&players[2].token), None).await;
-    let kinds: Vec<&str> = events.body["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["created", "joined", "joined", "joined", "joined", "move"]);
+    let events = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/events"),
+            Some(&players[2].token),
+            None,
+        )
+        .await;
+    let kinds: Vec<&str> = events.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["created", "joined", "joined", "joined", "joined", "move"]
+    );
 }
 
 on_both_databases!(

@@ -39,7 +39,10 @@ macro_rules! on_both_databases {
 /// The Postgres server for tests: `TEST_DATABASE_URL`, else none (the tests
 /// say they were skipped). With `REQUIRE_POSTGRES=1` (CI) a missing server fails.
 pub fn postgres_url() -> Option<String> {
-    match std::env::var("TEST_DATABASE_URL").ok().filter(|u| !u.is_empty()) {
+    match std::env::var("TEST_DATABASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
         Some(url) => Some(url),
         None if std::env::var("REQUIRE_POSTGRES").is_ok_and(|v| v == "1") => {
             panic!("REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set")
@@ -63,13 +66,18 @@ pub async fn fresh_database(db: Db) -> (Database, Option<tempfile::TempDir>) {
             use sqlx::Connection;
             let admin = postgres_url().expect("Postgres URL");
             let name = format!("kt_test_{}", uuid::Uuid::new_v4().simple());
-            let mut conn = sqlx::PgConnection::connect(&admin).await.expect("connect to TEST_DATABASE_URL");
+            let mut conn = sqlx::PgConnection::connect(&admin)
+                .await
+                .expect("connect to TEST_DATABASE_URL");
             sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
                 .execute(&mut conn)
                 .await
                 .expect("create test database");
             let (base, _) = admin.rsplit_once('/').expect("URL with a database name");
-            (Database::Postgres(Secret::new(format!("{base}/{name}"))), None)
+            (
+                Database::Postgres(Secret::new(format!("{base}/{name}"))),
+                None,
+            )
         }
     }
 }
@@ -146,7 +154,13 @@ impl TestApp {
     }
 
     /// Sends a request; `body` None sends no body.
-    pub async fn send(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> Answer {
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Answer {
         self.send_with(method, path, token, body, &[]).await
     }
 
@@ -176,17 +190,29 @@ impl TestApp {
         let body = if text.is_empty() {
             Value::Null
         } else {
-            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path} answered non-JSON: {text}"))
+            serde_json::from_str(&text)
+                .unwrap_or_else(|_| panic!("{path} answered non-JSON: {text}"))
         };
         if status.is_server_error() {
             panic!("{path} answered {status}: {body}");
         }
-        Answer { status, headers, body }
+        Answer {
+            status,
+            headers,
+            body,
+        }
     }
 
     /// Creates a player.
     pub async fn player(&self, name: &str) -> Player {
-        let answer = self.send(Method::POST, "/v1/players", None, Some(json!({"name": name}))).await;
+        let answer = self
+            .send(
+                Method::POST,
+                "/v1/players",
+                None,
+                Some(json!({"name": name})),
+            )
+            .await;
         assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
         Player {
             id: answer.body["id"].as_str().unwrap().to_owned(),
@@ -197,14 +223,24 @@ impl TestApp {
     /// Creates a table of `game` with `options` hosted by `host`; returns its id.
     pub async fn table(&self, host: &Player, game: &str, options: Value) -> String {
         let answer = self
-            .send(Method::POST, "/v1/games", Some(&host.token), Some(json!({"game": game, "options": options})))
+            .send(
+                Method::POST,
+                "/v1/games",
+                Some(&host.token),
+                Some(json!({"game": game, "options": options})),
+            )
             .await;
         assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
         answer.body["id"].as_str().unwrap().to_owned()
     }
 
     /// A full table of `seats` players (the first is the host, in seat 0).
-    pub async fn full_table(&self, game: &str, options: Value, seats: usize) -> (String, Vec<Player>) {
+    pub async fn full_table(
+        &self,
+        game: &str,
+        options: Value,
+        seats: usize,
+    ) -> (String, Vec<Player>) {
         let mut players = Vec::new();
         for i in 0..seats {
             players.push(self.player(&format!("player {i}")).await);
@@ -212,7 +248,12 @@ impl TestApp {
         let id = self.table(&players[0], game, options).await;
         for (i, player) in players.iter().enumerate().skip(1) {
             let answer = self
-                .send(Method::POST, &format!("/v1/games/{id}/seats"), Some(&player.token), Some(json!({"seat": i})))
+                .send(
+                    Method::POST,
+                    &format!("/v1/games/{id}/seats"),
+                    Some(&player.token),
+                    Some(json!({"seat": i})),
+                )
                 .await;
             assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
         }
@@ -221,15 +262,27 @@ impl TestApp {
 
     /// The game as `player` sees it.
     pub async fn view(&self, id: &str, player: &Player) -> Value {
-        let answer = self.send(Method::GET, &format!("/v1/games/{id}"), Some(&player.token), None).await;
+        let answer = self
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}"),
+                Some(&player.token),
+                None,
+            )
+            .await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
         answer.body
     }
 
     /// Sends `mv` for `player`.
     pub async fn play(&self, id: &str, player: &Player, mv: Value) -> Answer {
-        self.send(Method::POST, &format!("/v1/games/{id}/moves"), Some(&player.token), Some(json!({"move": mv})))
-            .await
+        self.send(
+            Method::POST,
+            &format!("/v1/games/{id}/moves"),
+            Some(&player.token),
+            Some(json!({"move": mv})),
+        )
+        .await
     }
 }
 
@@ -252,9 +305,15 @@ fn collect_cards(value: &Value, found: &mut BTreeSet<String>) {
 }
 
 fn is_card(s: &str) -> bool {
-    let Some(suit) = s.chars().last() else { return false };
+    let Some(suit) = s.chars().last() else {
+        return false;
+    };
     let rank = &s[..s.len() - suit.len_utf8()];
-    "CDHS".contains(suit) && ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"].contains(&rank)
+    "CDHS".contains(suit)
+        && [
+            "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A",
+        ]
+        .contains(&rank)
 }
 
 /// Every card in the string values of `value`'s fields, `skip` removed first
