@@ -374,7 +374,7 @@ async fn club_revoke_reported_in_the_review_punishes_the_revoking_team(db: Db) {
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let row = &answer.body["klaverjassen"]["deals"][0];
-    let punished = if seat % 2 == 0 { "A" } else { "B" };
+    let punished = if seat.is_multiple_of(2) { "A" } else { "B" };
     let other = if punished == "A" { "B" } else { "A" };
     assert_eq!(row["score"][punished], 0);
     let all_roem = row["roem"]["A"].as_i64().unwrap() + row["roem"]["B"].as_i64().unwrap();
@@ -421,7 +421,7 @@ async fn a_false_report_punishes_the_reporting_team(db: Db) {
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let row = &answer.body["klaverjassen"]["deals"][0];
-    let punished = if reporter % 2 == 0 { "A" } else { "B" };
+    let punished = if reporter.is_multiple_of(2) { "A" } else { "B" };
     let other = if punished == "A" { "B" } else { "A" };
     assert_eq!(row["score"][punished], 0);
     assert_eq!(row["score"][other], 262);

@@ -27,6 +27,7 @@ const LAST_TRICK: i32 = 10;
 /// Where a match stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = KlaverjassenPhase)]
 pub enum Phase {
     /// A deal is due: the dealer is to deal.
     Dealing,
@@ -44,6 +45,7 @@ pub enum Phase {
 /// How a finished match ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = KlaverjassenMatchResult)]
 pub enum MatchResult {
     /// This team has the higher total.
     Won(Team),

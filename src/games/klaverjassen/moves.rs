@@ -10,6 +10,7 @@ use crate::games::cards::{Card, Suit};
 /// A move, tagged by `type` as the API writes it: `{"type":"play","card":"7C"}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = KlaverjassenMove)]
 pub enum Move {
     /// The dealer deals the cards (3-2-3).
     Deal,

@@ -22,6 +22,7 @@ pub enum RevokeMode {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schema(example = json!({"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": false}))]
+#[schema(as = KlaverjassenOptions)]
 pub struct Options {
     /// Whether a card that may not be played is refused (`enforced`) or
     /// accepted and left to the opponents to report (`club`).

@@ -13,6 +13,7 @@ use super::team::{BySeat, ByTeam, SEATS, Team};
 
 /// A seat's view of the match (API.md "Views", `klaverjassen`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = KlaverjassenView)]
 pub struct View {
     /// The deal in progress or due, 1..=`deals`.
     #[schema(example = 1)]
