@@ -3,6 +3,9 @@
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use kaarttafel::config::{Database, Secret, Settings};
@@ -36,22 +39,107 @@ macro_rules! on_both_databases {
     };
 }
 
-/// The Postgres server for tests: `TEST_DATABASE_URL`, else none (the tests
-/// say they were skipped). With `REQUIRE_POSTGRES=1` (CI) a missing server fails.
+/// The Postgres server for tests: `TEST_DATABASE_URL` if set, else a
+/// throwaway local cluster when Postgres binaries are on the machine, else
+/// none (the tests say they were skipped). With `REQUIRE_POSTGRES=1` (CI),
+/// a missing server fails the tests instead.
 pub fn postgres_url() -> Option<String> {
-    match std::env::var("TEST_DATABASE_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-    {
-        Some(url) => Some(url),
-        None if std::env::var("REQUIRE_POSTGRES").is_ok_and(|v| v == "1") => {
-            panic!("REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set")
+    static URL: OnceLock<Option<String>> = OnceLock::new();
+    let url = URL.get_or_init(|| {
+        match std::env::var("TEST_DATABASE_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+        {
+            Some(url) => Some(url),
+            None => local_cluster()
+                .map_err(|why| eprintln!("no local Postgres cluster: {why}"))
+                .ok(),
         }
-        None => {
-            eprintln!("SKIPPED: Postgres test (set TEST_DATABASE_URL to run it)");
-            None
-        }
+    });
+    if url.is_none() {
+        assert!(
+            !std::env::var("REQUIRE_POSTGRES").is_ok_and(|v| v == "1"),
+            "REQUIRE_POSTGRES=1 but there is no Postgres: set TEST_DATABASE_URL"
+        );
+        eprintln!("SKIPPED: Postgres test (set TEST_DATABASE_URL or install Postgres to run it)");
     }
+    url.clone()
+}
+
+/// Starts (or finds running) a cluster of our own under the target folder,
+/// on port 55432, trusting local connections. It is left running for the
+/// next test run; `pg_ctl -D target/tmp/postgres/data stop` stops it.
+fn local_cluster() -> Result<String, String> {
+    let bin = std::fs::read_dir("/usr/lib/postgresql")
+        .map_err(|_| "no /usr/lib/postgresql".to_owned())?
+        .filter_map(|entry| entry.ok().map(|e| e.path().join("bin")))
+        .filter(|bin| bin.join("initdb").exists())
+        .max()
+        .ok_or("no initdb")?;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("postgres");
+    let data = dir.join("data");
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    let run = |program: &str, args: &[&str]| {
+        let program = bin.join(program);
+        let mut command = if root {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&program);
+            c
+        } else {
+            Command::new(&program)
+        };
+        let output = command
+            .args(args)
+            .output()
+            .map_err(|e| format!("{}: {e}", program.display()))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: {}",
+                program.display(),
+                String::from_utf8_lossy(&output.stderr)
+            ))
+        }
+    };
+    if !data.join("PG_VERSION").exists() {
+        std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
+        if root {
+            Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&dir)
+                .status()
+                .map_err(|e| e.to_string())?;
+        }
+        run(
+            "initdb",
+            &[
+                "-D",
+                &data.display().to_string(),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+            ],
+        )?;
+    }
+    let data = data.display().to_string();
+    if run("pg_ctl", &["-D", &data, "status"]).is_err() {
+        let options = format!(
+            "-p 55432 -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            dir.display()
+        );
+        let log = dir.join("log").display().to_string();
+        run(
+            "pg_ctl",
+            &["-D", &data, "-o", &options, "-l", &log, "-w", "start"],
+        )?;
+    }
+    Ok("postgres://postgres@127.0.0.1:55432/postgres".to_owned())
 }
 
 /// A fresh, empty database of `db`.
