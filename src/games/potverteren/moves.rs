@@ -9,9 +9,10 @@ use crate::games::Seat;
 /// The highest bid the API accepts.
 pub const MAX_BID: u32 = 1_000_000;
 
-/// A move, as the API writes it: `{"type": "bid", "amount": 3}`.
+/// A move, as the API writes it: `{"type": "bid", "amount": 3}`. Reading
+/// refuses any field the move does not have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "RawMove")]
 #[schema(example = json!({"type": "bid", "amount": 3}))]
 pub enum Move {
     /// The pothouder deals the blind cards.
@@ -30,6 +31,46 @@ pub enum Move {
     Stand,
     /// The host ends the table at the start of a round.
     EndTable,
+}
+
+/// A move as read, before it is checked to carry exactly its own fields:
+/// serde's `deny_unknown_fields` does not reach the unit variants of an
+/// internally tagged enum, so `{"type": "hit", "card": "7C"}` would pass.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMove {
+    #[serde(rename = "type")]
+    kind: MoveKind,
+    amount: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum MoveKind {
+    Deal,
+    Bid,
+    Pass,
+    Hit,
+    Stand,
+    EndTable,
+}
+
+impl TryFrom<RawMove> for Move {
+    type Error = &'static str;
+
+    fn try_from(raw: RawMove) -> Result<Move, Self::Error> {
+        let mv = match (raw.kind, raw.amount) {
+            (MoveKind::Bid, Some(amount)) => return Ok(Move::Bid { amount }),
+            (MoveKind::Bid, None) => return Err("a bid needs an `amount`"),
+            (_, Some(_)) => return Err("only a bid has an `amount`"),
+            (MoveKind::Deal, None) => Move::Deal,
+            (MoveKind::Pass, None) => Move::Pass,
+            (MoveKind::Hit, None) => Move::Hit,
+            (MoveKind::Stand, None) => Move::Stand,
+            (MoveKind::EndTable, None) => Move::EndTable,
+        };
+        Ok(mv)
+    }
 }
 
 /// Why a move is refused; the state is unchanged.
