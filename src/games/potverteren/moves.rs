@@ -14,6 +14,7 @@ pub const MAX_BID: u32 = 1_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", try_from = "RawMove")]
 #[schema(example = json!({"type": "bid", "amount": 3}))]
+#[schema(as = PotverterenMove)]
 pub enum Move {
     /// The pothouder deals the blind cards.
     Deal,

@@ -27,6 +27,7 @@ pub enum Variant {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schema(example = json!({"seats": 6, "variant": "auction", "starting_chips": 100, "auto_deal": false}))]
+#[schema(as = PotverterenOptions)]
 pub struct Options {
     /// Number of seats, 5 to 10.
     #[schema(minimum = 5, maximum = 10, example = 5)]

@@ -13,6 +13,7 @@ use crate::games::cards::Card;
 
 /// A table as one seat may see it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = PotverterenView)]
 pub struct View {
     /// The round in progress, from 1; once finished, the last round settled.
     #[schema(example = 1)]
