@@ -64,10 +64,18 @@ pub struct Settings {
     pub token_ttl: Duration,
     /// Optional external identity provider (`AUTH_EXTERNAL_*`).
     pub external_identity: Option<ExternalIdentity>,
+    /// Proxies whose `X-Forwarded-*` headers are believed (`TRUSTED_PROXIES`).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// A path prefix everything is served under, such as `/cards` (`PATH_PREFIX`).
+    pub path_prefix: String,
+    /// How long in-flight requests may take after SIGTERM (`SHUTDOWN_TIMEOUT`, seconds).
+    pub shutdown_timeout: Duration,
 }
 
 /// The default embedded database file.
 pub const DEFAULT_SQLITE_PATH: &str = "kaarttafel.db";
+/// The default time in-flight requests get after SIGTERM.
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -165,6 +173,56 @@ impl Settings {
                 ));
             }
         };
+        let trusted_proxies = match get("TRUSTED_PROXIES") {
+            Some(list) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|item| !item.is_empty())
+                .map(|item| {
+                    item.parse::<ipnet::IpNet>()
+                        .or_else(|_| item.parse::<IpAddr>().map(ipnet::IpNet::from))
+                        .map_err(|_| {
+                            invalid(
+                                "TRUSTED_PROXIES",
+                                format!("`{item}` is not an IP address or CIDR"),
+                            )
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+            None => Vec::new(),
+        };
+        let path_prefix = match get("PATH_PREFIX") {
+            None => String::new(),
+            Some(prefix) => {
+                let prefix = prefix.trim().trim_end_matches('/').to_owned();
+                let valid = prefix.starts_with('/')
+                    && prefix[1..].split('/').all(|part| {
+                        !part.is_empty()
+                            && part
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || "-_.~".contains(c))
+                    });
+                if !valid {
+                    return Err(invalid(
+                        "PATH_PREFIX",
+                        format!("`{prefix}` is not a path prefix such as /cards"),
+                    ));
+                }
+                prefix
+            }
+        };
+        let shutdown_timeout = match get("SHUTDOWN_TIMEOUT") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(secs) if secs <= 3600 => Duration::from_secs(secs),
+                _ => {
+                    return Err(invalid(
+                        "SHUTDOWN_TIMEOUT",
+                        format!("`{v}` is not a number of seconds between 0 and 3600"),
+                    ));
+                }
+            },
+            None => DEFAULT_SHUTDOWN_TIMEOUT,
+        };
         Ok(Settings {
             host,
             port,
@@ -172,6 +230,9 @@ impl Settings {
             jwt_secret,
             token_ttl,
             external_identity,
+            trusted_proxies,
+            path_prefix,
+            shutdown_timeout,
         })
     }
 }
@@ -207,6 +268,10 @@ mod tests {
             ("JWT_SECRET", "short"),
             ("TOKEN_TTL", "forever"),
             ("TOKEN_TTL", "5"),
+            ("TRUSTED_PROXIES", "10.0.0.1, nginx"),
+            ("PATH_PREFIX", "cards"),
+            ("PATH_PREFIX", "/ca rds"),
+            ("SHUTDOWN_TIMEOUT", "-1"),
         ] {
             assert_eq!(
                 settings(&[(var, value)]).unwrap_err().variable,
@@ -220,6 +285,20 @@ mod tests {
                 .variable,
             "AUTH_EXTERNAL_PUBLIC_KEY"
         );
+    }
+
+    #[test]
+    fn proxies_and_prefix_are_read() {
+        let s = settings(&[
+            ("TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8,::1"),
+            ("PATH_PREFIX", "/cards/"),
+            ("SHUTDOWN_TIMEOUT", "5"),
+        ])
+        .unwrap();
+        let proxies: Vec<String> = s.trusted_proxies.iter().map(ToString::to_string).collect();
+        assert_eq!(proxies, ["127.0.0.1/32", "10.0.0.0/8", "::1/128"]);
+        assert_eq!(s.path_prefix, "/cards");
+        assert_eq!(s.shutdown_timeout, Duration::from_secs(5));
     }
 
     #[test]

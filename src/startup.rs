@@ -6,12 +6,14 @@ use std::net::TcpListener;
 use actix_web::dev::Server;
 use actix_web::{App, HttpResponse, HttpServer, web};
 use tracing_actix_web::TracingLogger;
-use utoipa_actix_web::AppExt;
-use utoipa_swagger_ui::SwaggerUi;
+use utoipa_actix_web::{AppExt, scope};
+use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::auth::{Tokens, generate_secret};
 use crate::config::Settings;
 use crate::http::error::ApiError;
+use crate::http::metrics::{Metrics, RequestMetrics};
+use crate::http::proxy::{RequestSpan, TrustedProxies};
 use crate::http::{self, AppState, extract};
 use crate::store::{Store, settings};
 
@@ -36,9 +38,6 @@ pub struct Application {
     store: Store,
 }
 
-/// How long in-flight requests may take to finish after SIGTERM, in seconds.
-pub const SHUTDOWN_TIMEOUT_SECS: u64 = 30;
-
 impl Application {
     /// Connects the database, applies migrations and binds the listener.
     pub async fn build(settings: &Settings) -> Result<Application, StartError> {
@@ -61,37 +60,45 @@ impl Application {
         let state = web::Data::new(AppState {
             store: store.clone(),
             tokens,
+            metrics: Metrics::default(),
         });
         let listener = TcpListener::bind((settings.host, settings.port))?;
         let port = listener.local_addr()?.port();
-        let spec = http::openapi();
+        let prefix = settings.path_prefix.clone();
+        let spec = http::openapi_served_at(&prefix);
+        let proxies = web::Data::new(TrustedProxies(settings.trusted_proxies.clone()));
         let server = HttpServer::new(move || {
+            let spec = spec.clone();
+            let spec_url = format!("{prefix}/openapi.json");
+            let api = scope::scope(actix_web::web::scope(&prefix))
+                .configure(http::routes)
+                .map(|scope| {
+                    scope
+                        .route(
+                            "/openapi.json",
+                            web::get().to(move || {
+                                let spec = spec.clone();
+                                async move { HttpResponse::Ok().json(spec) }
+                            }),
+                        )
+                        .service(SwaggerUi::new("/docs/{_:.*}").config(Config::new([spec_url])))
+                });
             let (app, _) = App::new()
                 .into_utoipa_app()
                 .app_data(state.clone())
+                .app_data(proxies.clone())
                 .app_data(extract::json_config())
                 .app_data(extract::path_config())
                 .app_data(extract::query_config())
-                .configure(http::routes)
+                .service(api)
                 .split_for_parts();
-            app.wrap(actix_web::middleware::Logger::new("%s %r %Dms").exclude("/healthz"))
-                .wrap(TracingLogger::default())
-                .route(
-                    "/openapi.json",
-                    web::get().to({
-                        let spec = spec.clone();
-                        move || {
-                            let spec = spec.clone();
-                            async move { HttpResponse::Ok().json(spec) }
-                        }
-                    }),
-                )
-                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", spec.clone()))
+            app.wrap(RequestMetrics)
+                .wrap(TracingLogger::<RequestSpan>::new())
                 .default_service(web::to(|| async {
                     Err::<HttpResponse, _>(ApiError::NotFound("no such route".into()))
                 }))
         })
-        .shutdown_timeout(SHUTDOWN_TIMEOUT_SECS)
+        .shutdown_timeout(settings.shutdown_timeout.as_secs())
         .listen(listener)?
         .run();
         Ok(Application {

@@ -198,6 +198,10 @@ pub async fn change_game<B: Serialize>(
     )
     .await?;
     tx.commit().await?;
+    if matches!(event.kind, "deal" | "move") {
+        let move_type = event.payload["type"].as_str().unwrap_or("unknown");
+        state.metrics.count_move(game.kind.as_str(), move_type);
+    }
     let mut response = HttpResponse::Ok();
     for (name, value) in headers {
         response.insert_header((name, value));

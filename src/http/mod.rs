@@ -6,7 +6,9 @@ pub mod error;
 pub mod extract;
 pub mod games;
 pub mod health;
+pub mod metrics;
 pub mod players;
+pub mod proxy;
 pub mod record;
 
 use actix_web::App;
@@ -24,6 +26,8 @@ pub struct AppState {
     pub store: Store,
     /// Issues and verifies bearer tokens.
     pub tokens: Tokens,
+    /// Prometheus metrics.
+    pub metrics: metrics::Metrics,
 }
 
 /// The document's fixed parts; paths and schemas are collected from the
@@ -61,6 +65,7 @@ pub fn routes(config: &mut ServiceConfig) {
     config
         .service(health::healthz)
         .service(health::readyz)
+        .service(metrics::metrics)
         .service(
             scope::scope("/v1")
                 .service(players::create_player)
@@ -77,12 +82,22 @@ pub fn routes(config: &mut ServiceConfig) {
         );
 }
 
-/// The OpenAPI document, generated from the routes.
+/// The OpenAPI document, generated from the routes (the committed one).
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, api) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
+    api
+}
+
+/// The document as served under `prefix`: its `servers` entry names the
+/// prefix, so Swagger UI and generated clients call the right paths.
+pub fn openapi_served_at(prefix: &str) -> utoipa::openapi::OpenApi {
+    let mut api = openapi();
+    if !prefix.is_empty() {
+        api.servers = Some(vec![utoipa::openapi::Server::new(prefix)]);
+    }
     api
 }

@@ -179,6 +179,9 @@ pub fn settings(database: Database) -> Settings {
         jwt_secret: None,
         token_ttl: Duration::from_secs(3600),
         external_identity: None,
+        trusted_proxies: Vec::new(),
+        path_prefix: String::new(),
+        shutdown_timeout: Duration::from_secs(5),
     }
 }
 

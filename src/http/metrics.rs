@@ -1,0 +1,201 @@
+//! Prometheus metrics at `/metrics`: requests by route pattern (never the raw
+//! path, which holds ids) and status, latency histograms, the database pool,
+//! and accepted moves by game.
+
+use std::future::{Ready, ready};
+use std::rc::Rc;
+use std::time::Instant;
+
+use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
+use actix_web::{HttpResponse, get, web};
+use futures_util::future::LocalBoxFuture;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+use super::AppState;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    method: String,
+    route: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct MoveLabels {
+    game: String,
+    r#move: String,
+}
+
+/// The service's metrics.
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RouteLabels, Histogram>,
+    moves: Family<MoveLabels, Counter>,
+    pool_connections: Gauge,
+    pool_idle: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("kaarttafel");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests by route pattern and status",
+            requests.clone(),
+        );
+        let latency = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+        });
+        registry.register(
+            "http_request_duration_seconds",
+            "HTTP request latency by route pattern",
+            latency.clone(),
+        );
+        let moves = Family::<MoveLabels, Counter>::default();
+        registry.register(
+            "moves",
+            "Accepted moves (deals included) by game and move type",
+            moves.clone(),
+        );
+        let pool_connections = Gauge::default();
+        registry.register(
+            "db_pool_connections",
+            "Open database connections",
+            pool_connections.clone(),
+        );
+        let pool_idle = Gauge::default();
+        registry.register(
+            "db_pool_idle_connections",
+            "Idle database connections",
+            pool_idle.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            latency,
+            moves,
+            pool_connections,
+            pool_idle,
+        }
+    }
+}
+
+impl Metrics {
+    /// Counts an accepted move of `game`.
+    pub fn count_move(&self, game: &str, move_type: &str) {
+        self.moves
+            .get_or_create(&MoveLabels {
+                game: game.to_owned(),
+                r#move: move_type.to_owned(),
+            })
+            .inc();
+    }
+
+    fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {
+        let route = route.to_owned();
+        self.requests
+            .get_or_create(&RequestLabels {
+                method: method.to_owned(),
+                route: route.clone(),
+                status,
+            })
+            .inc();
+        self.latency
+            .get_or_create(&RouteLabels {
+                method: method.to_owned(),
+                route,
+            })
+            .observe(seconds);
+    }
+}
+
+/// The metrics in the Prometheus (OpenMetrics) text format.
+#[utoipa::path(tag = "health", responses((status = 200, description = "Metrics, OpenMetrics text", content_type = "application/openmetrics-text")))]
+#[get("/metrics")]
+pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    let pool = state.store.pool();
+    state.metrics.pool_connections.set(i64::from(pool.size()));
+    state.metrics.pool_idle.set(pool.num_idle() as i64);
+    let mut body = String::new();
+    if let Err(error) =
+        prometheus_client::encoding::text::encode(&mut body, &state.metrics.registry)
+    {
+        tracing::error!(%error, "encoding metrics");
+        return HttpResponse::InternalServerError().finish();
+    }
+    HttpResponse::Ok()
+        .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
+        .body(body)
+}
+
+/// Middleware that times every request and counts it by route pattern.
+pub struct RequestMetrics;
+
+impl<S, B> Transform<S, ServiceRequest> for RequestMetrics
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+    B: 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = actix_web::Error;
+    type Transform = RequestMetricsService<S>;
+    type InitError = ();
+    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+
+    fn new_transform(&self, service: S) -> Self::Future {
+        ready(Ok(RequestMetricsService {
+            service: Rc::new(service),
+        }))
+    }
+}
+
+/// The service [`RequestMetrics`] wraps around the app.
+pub struct RequestMetricsService<S> {
+    service: Rc<S>,
+}
+
+impl<S, B> Service<ServiceRequest> for RequestMetricsService<S>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+    B: 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+    forward_ready!(service);
+
+    fn call(&self, req: ServiceRequest) -> Self::Future {
+        let started = Instant::now();
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let method = req.method().to_string();
+        let service = Rc::clone(&self.service);
+        Box::pin(async move {
+            let response = service.call(req).await?;
+            if let Some(state) = state {
+                let route = response
+                    .request()
+                    .match_pattern()
+                    .unwrap_or_else(|| "unmatched".to_owned());
+                let status = response.response().status().as_u16();
+                state
+                    .metrics
+                    .observe(&method, &route, status, started.elapsed().as_secs_f64());
+            }
+            Ok(response)
+        })
+    }
+}

@@ -1,0 +1,148 @@
+//! The client behind a reverse proxy. `X-Forwarded-For` and
+//! `X-Forwarded-Proto` are believed only when the peer is a configured
+//! trusted proxy; the result is for logs, never for authentication.
+
+use std::net::IpAddr;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::{HttpMessage, web};
+use ipnet::IpNet;
+use tracing::Span;
+use tracing_actix_web::{RequestId, RootSpanBuilder};
+
+/// The proxies whose forwarding headers are believed.
+#[derive(Clone, Debug, Default)]
+pub struct TrustedProxies(pub Vec<IpNet>);
+
+impl TrustedProxies {
+    fn trusts(&self, address: IpAddr) -> bool {
+        self.0.iter().any(|net| net.contains(&address))
+    }
+
+    /// The client's address: the peer, or, when the peer is trusted, the
+    /// right-most address in `forwarded_for` that is not a trusted proxy.
+    pub fn client(&self, peer: Option<IpAddr>, forwarded_for: Option<&str>) -> Option<IpAddr> {
+        let peer = peer?;
+        if !self.trusts(peer) {
+            return Some(peer);
+        }
+        let Some(chain) = forwarded_for else {
+            return Some(peer);
+        };
+        let mut client = peer;
+        for hop in chain.rsplit(',').map(str::trim) {
+            let Ok(address) = hop.parse::<IpAddr>() else {
+                break;
+            };
+            client = address;
+            if !self.trusts(address) {
+                break;
+            }
+        }
+        Some(client)
+    }
+
+    /// `http` or `https` as the client used it.
+    pub fn scheme<'a>(
+        &self,
+        peer: Option<IpAddr>,
+        forwarded_proto: Option<&'a str>,
+        own: &'a str,
+    ) -> &'a str {
+        match (peer, forwarded_proto) {
+            (Some(peer), Some(proto))
+                if self.trusts(peer) && (proto == "http" || proto == "https") =>
+            {
+                proto
+            }
+            _ => own,
+        }
+    }
+}
+
+/// The root span of every request: method, route pattern, client, scheme and
+/// the request id, which every log line of the request then carries.
+pub struct RequestSpan;
+
+impl RootSpanBuilder for RequestSpan {
+    fn on_request_start(request: &ServiceRequest) -> Span {
+        let proxies = request
+            .app_data::<web::Data<TrustedProxies>>()
+            .map(|p| p.get_ref().clone())
+            .unwrap_or_default();
+        let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
+        let peer = request.peer_addr().map(|a| a.ip());
+        let client = proxies.client(peer, header("x-forwarded-for"));
+        let own_scheme = request.connection_info().scheme().to_owned();
+        let scheme = proxies
+            .scheme(peer, header("x-forwarded-proto"), &own_scheme)
+            .to_owned();
+        let request_id = request
+            .extensions()
+            .get::<RequestId>()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        tracing::info_span!(
+            "request",
+            request_id = %request_id,
+            method = %request.method(),
+            route = %request.match_pattern().unwrap_or_else(|| "unmatched".into()),
+            client = %client.map(|c| c.to_string()).unwrap_or_default(),
+            scheme = %scheme,
+            status = tracing::field::Empty,
+        )
+    }
+
+    fn on_request_end<B: MessageBody>(
+        span: Span,
+        outcome: &Result<ServiceResponse<B>, actix_web::Error>,
+    ) {
+        let status = match outcome {
+            Ok(response) => response.response().status().as_u16(),
+            Err(error) => error.as_response_error().status_code().as_u16(),
+        };
+        span.record("status", status);
+        span.in_scope(|| tracing::info!(status, "answered"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn forwarded_headers_of_an_untrusted_peer_are_ignored() {
+        let proxies = TrustedProxies(vec!["10.0.0.1/32".parse().unwrap()]);
+        assert_eq!(
+            proxies.client(Some(ip("203.0.113.9")), Some("1.2.3.4")),
+            Some(ip("203.0.113.9"))
+        );
+        assert_eq!(
+            proxies.scheme(Some(ip("203.0.113.9")), Some("https"), "http"),
+            "http"
+        );
+    }
+
+    #[test]
+    fn a_trusted_proxy_names_the_client_right_to_left() {
+        let proxies = TrustedProxies(vec!["10.0.0.0/8".parse().unwrap()]);
+        let peer = Some(ip("10.0.0.1"));
+        assert_eq!(
+            proxies.client(peer, Some("198.51.100.7")),
+            Some(ip("198.51.100.7"))
+        );
+        assert_eq!(
+            proxies.client(peer, Some("6.6.6.6, 198.51.100.7, 10.0.0.2")),
+            Some(ip("198.51.100.7"))
+        );
+        assert_eq!(proxies.client(peer, None), peer);
+        assert_eq!(proxies.client(peer, Some("garbage")), peer);
+        assert_eq!(proxies.scheme(peer, Some("https"), "http"), "https");
+        assert_eq!(proxies.scheme(peer, Some("gopher"), "http"), "http");
+    }
+}
