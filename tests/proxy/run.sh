@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The real pieces: nginx (Debian's package) in front of two instances of the
+# release binary sharing one Postgres, driven by tests/proxy/play.py.
+# Needs: nginx, python3 with prometheus_client, and a Postgres server URL in
+# TEST_DATABASE_URL (.ci/run provides all three). Everything listens on
+# 127.0.0.1 only and is stopped on exit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+: "${TEST_DATABASE_URL:?set TEST_DATABASE_URL to a Postgres server URL}"
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The same build command as deploy/Dockerfile.
+cargo build --release --locked
+binary=target/release/kaarttafel
+
+database="kt_proxy_$(date +%s)_$$"
+psql "$TEST_DATABASE_URL" -qc "CREATE DATABASE $database"
+db_url="${TEST_DATABASE_URL%/*}/$database"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port_a=$(free_port); port_b=$(free_port); port_proxy=$(free_port)
+
+# Both instances start at once: migrations must be safe under that.
+for port in "$port_a" "$port_b"; do
+    DATABASE_URL="$db_url" PORT="$port" PATH_PREFIX=/cards TRUSTED_PROXIES=127.0.0.1 \
+        JWT_SECRET=ci-proxy-secret-0123456789abcdef0123 SHUTDOWN_TIMEOUT=10 LOG_FORMAT=json \
+        "$binary" >"$work/instance-$port.log" 2>&1 &
+    pids+=("$!")
+done
+for port in "$port_a" "$port_b"; do
+    for _ in $(seq 100); do
+        curl -sf "http://127.0.0.1:$port/cards/readyz" >/dev/null && break
+        sleep 0.1
+    done
+    curl -sf "http://127.0.0.1:$port/cards/readyz" >/dev/null || { cat "$work"/instance-*.log; exit 1; }
+done
+
+# deploy/nginx.conf with the upstream pointed at the two local instances.
+sed -e "s|server kaarttafel-1:8080[^;]*;|server 127.0.0.1:$port_a max_fails=1 fail_timeout=5s;|" \
+    -e "s|server kaarttafel-2:8080[^;]*;|server 127.0.0.1:$port_b max_fails=1 fail_timeout=5s;|" \
+    -e "s|listen 8080;|listen 127.0.0.1:$port_proxy;|" \
+    -e "s|pid [^;]*;|pid $work/nginx.pid;|" \
+    -e "s|/var/log/nginx/|$work/nginx-|g" \
+    deploy/nginx.conf >"$work/nginx.conf"
+grep -q "127.0.0.1:$port_a" "$work/nginx.conf" && grep -q "127.0.0.1:$port_b" "$work/nginx.conf" \
+    || { echo "deploy/nginx.conf: upstream servers not found"; exit 1; }
+nginx -t -c "$work/nginx.conf" -p "$work" -e "$work/nginx-error.log"
+nginx -c "$work/nginx.conf" -p "$work" -e "$work/nginx-error.log"
+
+PROXY_URL="http://127.0.0.1:$port_proxy/cards" \
+DIRECT_URLS="http://127.0.0.1:$port_a/cards http://127.0.0.1:$port_b/cards" \
+INSTANCE_PIDS="${pids[0]} ${pids[1]}" \
+    python3 tests/proxy/play.py || { tail -n 20 "$work"/instance-*.log "$work"/nginx-error.log; exit 1; }
+
+# The instance that got SIGTERM stopped by itself, cleanly.
+if kill -0 "${pids[0]}" 2>/dev/null; then
+    echo "the first instance did not stop after SIGTERM"; exit 1
+fi
+wait "${pids[0]}" && echo "first instance exited 0 after SIGTERM" || { echo "first instance exited non-zero"; exit 1; }
+psql "$TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" || true
