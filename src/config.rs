@@ -70,12 +70,18 @@ pub struct Settings {
     pub path_prefix: String,
     /// How long in-flight requests may take after SIGTERM (`SHUTDOWN_TIMEOUT`, seconds).
     pub shutdown_timeout: Duration,
+    /// How often an idle event stream gets a keep-alive comment (`SSE_KEEP_ALIVE`, seconds).
+    pub sse_keep_alive: Duration,
+    /// Browser origins allowed by CORS (`CORS_ALLOWED_ORIGINS`); none by default.
+    pub cors_allowed_origins: Vec<String>,
 }
 
 /// The default embedded database file.
 pub const DEFAULT_SQLITE_PATH: &str = "kaarttafel.db";
 /// The default time in-flight requests get after SIGTERM.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default interval of keep-alive comments on an idle event stream.
+pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -223,6 +229,38 @@ impl Settings {
             },
             None => DEFAULT_SHUTDOWN_TIMEOUT,
         };
+        let sse_keep_alive = match get("SSE_KEEP_ALIVE") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(secs) if (1..=300).contains(&secs) => Duration::from_secs(secs),
+                _ => {
+                    return Err(invalid(
+                        "SSE_KEEP_ALIVE",
+                        format!("`{v}` is not a number of seconds between 1 and 300"),
+                    ));
+                }
+            },
+            None => DEFAULT_SSE_KEEP_ALIVE,
+        };
+        let cors_allowed_origins = match get("CORS_ALLOWED_ORIGINS") {
+            None => Vec::new(),
+            Some(list) => list
+                .split(',')
+                .map(|origin| origin.trim().trim_end_matches('/').to_owned())
+                .filter(|origin| !origin.is_empty())
+                .map(|origin| {
+                    let valid = (origin.starts_with("http://") || origin.starts_with("https://"))
+                        && !origin["https://".len().min(origin.len())..].contains('/');
+                    if valid {
+                        Ok(origin)
+                    } else {
+                        Err(invalid(
+                            "CORS_ALLOWED_ORIGINS",
+                            format!("`{origin}` is not an origin such as https://app.example"),
+                        ))
+                    }
+                })
+                .collect::<Result<_, _>>()?,
+        };
         Ok(Settings {
             host,
             port,
@@ -233,6 +271,8 @@ impl Settings {
             trusted_proxies,
             path_prefix,
             shutdown_timeout,
+            sse_keep_alive,
+            cors_allowed_origins,
         })
     }
 }
@@ -272,6 +312,9 @@ mod tests {
             ("PATH_PREFIX", "cards"),
             ("PATH_PREFIX", "/ca rds"),
             ("SHUTDOWN_TIMEOUT", "-1"),
+            ("SSE_KEEP_ALIVE", "0"),
+            ("CORS_ALLOWED_ORIGINS", "app.example"),
+            ("CORS_ALLOWED_ORIGINS", "https://app.example/path"),
         ] {
             assert_eq!(
                 settings(&[(var, value)]).unwrap_err().variable,

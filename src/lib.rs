@@ -10,6 +10,7 @@ pub mod config;
 pub mod game;
 pub mod games;
 pub mod http;
+pub mod notify;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

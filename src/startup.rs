@@ -2,8 +2,12 @@
 //! with port 0 and read the real port back.
 
 use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_cors::Cors;
 
 use actix_web::dev::Server;
+use actix_web::middleware::Condition;
 use actix_web::{App, HttpResponse, HttpServer, web};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::{AppExt, scope};
@@ -15,7 +19,8 @@ use crate::http::error::ApiError;
 use crate::http::metrics::{Metrics, RequestMetrics};
 use crate::http::proxy::{RequestSpan, TrustedProxies};
 use crate::http::{self, AppState, extract};
-use crate::store::{Store, settings};
+use crate::notify::Notifier;
+use crate::store::{Store, listen, settings};
 
 /// Why the application could not start.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +41,55 @@ pub struct Application {
     port: u16,
     server: Server,
     store: Store,
+    notifier: Arc<Notifier>,
+}
+
+/// Stops a running application gracefully: streams and long polls end, the
+/// listener closes, in-flight requests finish within the shutdown timeout.
+#[derive(Clone)]
+pub struct Stopper {
+    handle: actix_web::dev::ServerHandle,
+    notifier: Arc<Notifier>,
+}
+
+impl Stopper {
+    /// Stops the server and waits until it has stopped.
+    pub async fn stop(&self) {
+        self.notifier.shut_down();
+        self.handle.stop(true).await;
+    }
+}
+
+/// CORS for the configured browser origins (the page's own origin, such as
+/// Swagger UI's, is always allowed). With no origins configured the
+/// middleware is off and no CORS headers are sent.
+fn cors(origins: &[String]) -> Cors {
+    let listed = origins.to_vec();
+    Cors::default()
+        .allowed_origin_fn(move |origin, head| {
+            let origin = origin.to_str().unwrap_or_default();
+            let own = head
+                .headers()
+                .get("host")
+                .and_then(|h| h.to_str().ok())
+                .is_some_and(|host| {
+                    origin
+                        .split_once("://")
+                        .is_some_and(|(_, rest)| rest == host)
+                });
+            own || listed.iter().any(|allowed| allowed == origin)
+        })
+        .allowed_methods(["GET", "POST", "DELETE"])
+        .allowed_headers([
+            "Authorization",
+            "Content-Type",
+            "Idempotency-Key",
+            "If-Match",
+            "If-None-Match",
+            "Last-Event-ID",
+        ])
+        .expose_headers(["ETag", "Location"])
+        .max_age(3600)
 }
 
 impl Application {
@@ -57,11 +111,18 @@ impl Application {
             settings.token_ttl,
             settings.external_identity.as_ref(),
         )?;
+        let notifier = Arc::new(Notifier::default());
+        if let Some(url) = store.postgres_url() {
+            tokio::spawn(listen::run(url.to_owned(), Arc::clone(&notifier)));
+        }
         let state = web::Data::new(AppState {
             store: store.clone(),
             tokens,
             metrics: Metrics::default(),
+            notifier: Arc::clone(&notifier),
+            sse_keep_alive: settings.sse_keep_alive,
         });
+        let origins = settings.cors_allowed_origins.clone();
         let listener = TcpListener::bind((settings.host, settings.port))?;
         let port = listener.local_addr()?.port();
         let prefix = settings.path_prefix.clone();
@@ -92,25 +153,32 @@ impl Application {
                 .app_data(extract::query_config())
                 .service(api)
                 .split_for_parts();
-            app.wrap(RequestMetrics)
+            app.wrap(Condition::new(!origins.is_empty(), cors(&origins)))
+                .wrap(RequestMetrics)
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .default_service(web::to(|| async {
                     Err::<HttpResponse, _>(ApiError::NotFound("no such route".into()))
                 }))
         })
         .shutdown_timeout(settings.shutdown_timeout.as_secs())
+        // Signals are ours (see `run`): streams must end before the server waits for them.
+        .disable_signals()
         .listen(listener)?
         .run();
         Ok(Application {
             port,
             server,
             store,
+            notifier,
         })
     }
 
-    /// A handle that stops the server (gracefully with `stop(true)`).
-    pub fn handle(&self) -> actix_web::dev::ServerHandle {
-        self.server.handle()
+    /// What stops this application gracefully.
+    pub fn stopper(&self) -> Stopper {
+        Stopper {
+            handle: self.server.handle(),
+            notifier: Arc::clone(&self.notifier),
+        }
     }
 
     /// The port the listener is bound to.
@@ -118,10 +186,40 @@ impl Application {
         self.port
     }
 
-    /// Runs until the server stops (SIGTERM or SIGINT stop it gracefully).
+    /// Runs until the server stops. SIGTERM or SIGINT stop it gracefully:
+    /// no new connections, streams end, in-flight requests finish.
     pub async fn run(self) -> std::io::Result<()> {
+        let stopper = self.stopper();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down");
+            stopper.stop().await;
+        });
         let result = self.server.await;
         self.store.close().await;
         result
+    }
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = interrupt => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
     }
 }

@@ -16,7 +16,7 @@ use super::record::{game_from_row, game_to_row};
 use crate::game::{Game, GameError};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
-use crate::store::{Tx, games};
+use crate::store::{Backend, Tx, games, listen};
 
 /// The longest `Idempotency-Key` accepted.
 pub const IDEMPOTENCY_KEY_MAX: usize = 255;
@@ -197,7 +197,11 @@ pub async fn change_game<B: Serialize>(
         &body,
     )
     .await?;
+    if state.store.backend() == Backend::Postgres {
+        listen::announce(&mut tx, id, game.version).await?;
+    }
     tx.commit().await?;
+    state.notifier.publish(id, game.version);
     if matches!(event.kind, "deal" | "move") {
         let move_type = event.payload["type"].as_str().unwrap_or("unknown");
         state.metrics.count_move(game.kind.as_str(), move_type);

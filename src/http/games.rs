@@ -12,7 +12,8 @@ use super::change::{
 };
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
-use super::record::{game_from_row, game_to_row, no_game};
+use super::record::{game_from_row, game_to_row};
+use super::stream::{load, wait_past};
 use crate::game::events as event_log;
 pub use crate::game::view::GameSummary;
 use crate::game::view::{GameView, MoveSchema};
@@ -196,22 +197,30 @@ pub async fn lobby(
     Ok(web::Json(summaries(rows, page.limit)?))
 }
 
-async fn load(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
-    let mut conn = state.store.pool().acquire().await?;
-    let row = games::load(&mut conn, state.store.backend(), id, false)
-        .await?
-        .ok_or_else(|| no_game(id))?;
-    game_from_row(&row)
+/// Waiting for a change (long poll).
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct GameQuery {
+    /// Answer only once the game's version is past this one (or on timeout).
+    pub wait_for_version: Option<i64>,
+    /// How long to wait, in seconds: 0..=60, default 30.
+    pub timeout_s: Option<u64>,
 }
 
+/// The longest long poll, in seconds.
+pub const LONG_POLL_MAX_SECONDS: u64 = 60;
+
 /// The game as the caller may see it: its seat's view, or the spectator view.
-/// Answers 304 when `If-None-Match` holds the current ETag.
-#[utoipa::path(tag = "games", security(("bearer" = [])), params(("id" = Uuid, Path, description = "The game")),
+/// Answers 304 when `If-None-Match` holds the current ETag. With
+/// `wait_for_version=N` it is a long poll: it answers as soon as the version
+/// passes N, or after `timeout_s` seconds with the current view.
+#[utoipa::path(tag = "games", security(("bearer" = [])), params(("id" = Uuid, Path, description = "The game"), GameQuery),
     responses(
         (status = 200, description = "The caller's view", body = GameView, headers(("ETag" = String))),
         (status = 304, description = "Not modified since the ETag in If-None-Match"),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Bad wait_for_version or timeout_s", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/games/{id}")]
 pub async fn get_game(
@@ -219,8 +228,31 @@ pub async fn get_game(
     req: HttpRequest,
     caller: AuthPlayer,
     id: web::Path<Uuid>,
+    query: web::Query<GameQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = load(&state, *id).await?;
+    let game = match query.wait_for_version {
+        None if query.timeout_s.is_some() => {
+            return Err(ApiError::validation(
+                "timeout_s: only with wait_for_version",
+            ));
+        }
+        None => load(&state, *id).await?,
+        Some(version) => {
+            let seconds = query.timeout_s.unwrap_or(30);
+            if version < 0 || seconds > LONG_POLL_MAX_SECONDS {
+                return Err(ApiError::validation(format!(
+                    "wait_for_version: 0 or more; timeout_s: 0 to {LONG_POLL_MAX_SECONDS}"
+                )));
+            }
+            wait_past(
+                &state,
+                *id,
+                version,
+                std::time::Duration::from_secs(seconds),
+            )
+            .await?
+        }
+    };
     let tag = etag(game.version);
     let not_modified = req
         .headers()

@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod players;
 pub mod proxy;
 pub mod record;
+pub mod stream;
 
 use actix_web::App;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
@@ -28,6 +29,10 @@ pub struct AppState {
     pub tokens: Tokens,
     /// Prometheus metrics.
     pub metrics: metrics::Metrics,
+    /// Wakes streams and long polls when a game changes.
+    pub notifier: std::sync::Arc<crate::notify::Notifier>,
+    /// How often an idle stream gets a keep-alive comment.
+    pub sse_keep_alive: std::time::Duration,
 }
 
 /// The document's fixed parts; paths and schemas are collected from the
@@ -78,7 +83,8 @@ pub fn routes(config: &mut ServiceConfig) {
                 .service(games::leave_seat)
                 .service(games::deal)
                 .service(games::make_move)
-                .service(games::game_events),
+                .service(games::game_events)
+                .service(stream::game_stream),
         );
 }
 

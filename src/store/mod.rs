@@ -8,6 +8,7 @@
 pub mod events;
 pub mod games;
 pub mod idempotency;
+pub mod listen;
 pub mod players;
 pub mod settings;
 
@@ -39,6 +40,7 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    postgres_url: Option<crate::config::Secret>,
 }
 
 impl Store {
@@ -64,12 +66,25 @@ impl Store {
                 .await?;
         }
         MIGRATOR.run(&pool).await?;
-        Ok(Store { pool, backend })
+        let postgres_url = match database {
+            Database::Postgres(url) => Some(url.clone()),
+            Database::Sqlite(_) => None,
+        };
+        Ok(Store {
+            pool,
+            backend,
+            postgres_url,
+        })
     }
 
     /// The engine behind this store.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The Postgres URL, for the `LISTEN` connection (None on SQLite).
+    pub fn postgres_url(&self) -> Option<&str> {
+        self.postgres_url.as_ref().map(|url| url.expose())
     }
 
     /// The pool, for reads outside a write transaction.

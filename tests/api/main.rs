@@ -7,4 +7,5 @@ mod auth;
 mod concurrency;
 mod input;
 mod klaverjassen;
+mod live;
 mod potverteren;

@@ -182,6 +182,8 @@ pub fn settings(database: Database) -> Settings {
         trusted_proxies: Vec::new(),
         path_prefix: String::new(),
         shutdown_timeout: Duration::from_secs(5),
+        sse_keep_alive: Duration::from_secs(1),
+        cors_allowed_origins: vec!["https://app.example".into()],
     }
 }
 
@@ -190,7 +192,7 @@ pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
     pub settings: Settings,
-    handle: actix_web::dev::ServerHandle,
+    stopper: kaarttafel::startup::Stopper,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -227,20 +229,20 @@ impl TestApp {
     pub async fn start(settings: Settings, dir: Option<tempfile::TempDir>) -> TestApp {
         let app = Application::build(&settings).await.expect("app starts");
         let base = format!("http://127.0.0.1:{}", app.port());
-        let handle = app.handle();
+        let stopper = app.stopper();
         tokio::spawn(app.run());
         TestApp {
             base,
             client: reqwest::Client::new(),
             settings,
-            handle,
+            stopper,
             _dir: dir,
         }
     }
 
     /// Stops the app gracefully and starts it again on the same database.
     pub async fn restart(self) -> TestApp {
-        self.handle.stop(true).await;
+        self.stopper.stop().await;
         TestApp::start(self.settings.clone(), self._dir).await
     }
 

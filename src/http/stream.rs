@@ -1,0 +1,147 @@
+//! Live updates: a Server-Sent Events stream of the caller's view, and the
+//! wait behind the long-poll of `GET /v1/games/{id}?wait_for_version=N`.
+
+use std::time::Duration;
+
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use futures_util::stream;
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::{ApiError, Problem};
+use super::extract::AuthPlayer;
+use super::record::{game_from_row, no_game};
+use crate::game::Game;
+use crate::notify::Wake;
+use crate::store::games;
+
+/// The game as stored now.
+pub async fn load(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
+    let mut conn = state.store.pool().acquire().await?;
+    let row = games::load(&mut conn, state.store.backend(), id, false)
+        .await?
+        .ok_or_else(|| no_game(id))?;
+    game_from_row(&row)
+}
+
+/// Waits until game `id` passes `version` or `timeout` ends, and returns it then.
+pub async fn wait_past(
+    state: &AppState,
+    id: Uuid,
+    version: i64,
+    timeout: Duration,
+) -> Result<Game, ApiError> {
+    let mut waiter = state.notifier.subscribe(id);
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        // Load after subscribing, so a change in between is not missed.
+        let game = load(state, id).await?;
+        if game.version > version {
+            return Ok(game);
+        }
+        match tokio::time::timeout_at(deadline, waiter.wake()).await {
+            Ok(Wake::Changed | Wake::Recheck) => continue,
+            Ok(Wake::Shutdown) | Err(_) => return Ok(game),
+        }
+    }
+}
+
+struct Stream {
+    state: web::Data<AppState>,
+    id: Uuid,
+    caller: Uuid,
+    last: i64,
+    waiter: crate::notify::Subscription,
+    done: bool,
+}
+
+impl Stream {
+    /// The next chunk: a view event, a keep-alive comment, or the end.
+    async fn next(mut self) -> Option<(Result<Bytes, ApiError>, Stream)> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let game = match load(&self.state, self.id).await {
+                Ok(game) => game,
+                Err(error) => {
+                    self.done = true;
+                    tracing::warn!(%error, "stream ends: game could not be loaded");
+                    return None;
+                }
+            };
+            if game.version > self.last {
+                self.last = game.version;
+                let view =
+                    serde_json::to_string(&game.view_for(Some(self.caller))).unwrap_or_default();
+                let event = format!("id: {}\nevent: view\ndata: {view}\n\n", game.version);
+                return Some((Ok(Bytes::from(event)), self));
+            }
+            let keep_alive = self.state.sse_keep_alive;
+            match tokio::time::timeout(keep_alive, self.waiter.wake()).await {
+                Ok(Wake::Changed | Wake::Recheck) => continue,
+                Ok(Wake::Shutdown) => {
+                    self.done = true;
+                    return Some((
+                        Ok(Bytes::from_static(b"event: shutdown\ndata: {}\n\n")),
+                        self,
+                    ));
+                }
+                Err(_) => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self)),
+            }
+        }
+    }
+}
+
+/// A stream of the caller's view (`text/event-stream`): one `view` event each
+/// time the game's version changes, with the version as the event id. The
+/// first event is the current view; with `Last-Event-ID: N` it comes only
+/// when the game is past N, so a client that reconnects misses nothing (a
+/// client that missed versions gets the current view at once). A comment
+/// line every 15 s keeps proxies from closing an idle stream; a `shutdown`
+/// event ends it when the server stops.
+#[utoipa::path(tag = "games", security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The game"),
+           ("Last-Event-ID" = Option<i64>, Header, description = "The last version seen: resume after it")),
+    responses(
+        (status = 200, description = "`text/event-stream`: `id: <version>`, `event: view`, `data: <the caller's view, as GET /v1/games/{id}>`",
+            content_type = "text/event-stream", body = String),
+        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Last-Event-ID is not a version", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/games/{id}/stream")]
+pub async fn game_stream(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    caller: AuthPlayer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let id = *id;
+    let last = match req.headers().get("Last-Event-ID") {
+        None => 0,
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .filter(|v| *v >= 0)
+            .ok_or_else(|| ApiError::validation("Last-Event-ID: a game version (0 or more)"))?,
+    };
+    let waiter = state.notifier.subscribe(id);
+    load(&state, id).await?;
+    let start = Stream {
+        state: state.clone(),
+        id,
+        caller: caller.id,
+        last,
+        waiter,
+        done: false,
+    };
+    let events = stream::unfold(start, Stream::next);
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("Cache-Control", "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(events))
+}
