@@ -232,7 +232,51 @@ async fn tokens_and_games_survive_a_restart(db: Db) {
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
 }
 
+async fn an_external_identity_providers_token_maps_to_one_player(db: Db) {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.external_identity = Some(kaarttafel::config::ExternalIdentity {
+        public_key_pem: include_str!("../data/idp-test-key.pub.pem").to_owned(),
+        issuer: "https://idp.example".into(),
+        audience: "kaarttafel".into(),
+    });
+    let app = TestApp::start(settings, dir).await;
+    let key = EncodingKey::from_ec_pem(include_bytes!("../data/idp-test-key.pem")).unwrap();
+    let token = |aud: &str, exp: i64| {
+        let claims = json!({"sub": "ext-123", "name": "Extern", "iss": "https://idp.example", "aud": aud,
+                            "iat": 0, "exp": exp});
+        encode(&Header::new(Algorithm::ES256), &claims, &key).unwrap()
+    };
+    let later = chrono::Utc::now().timestamp() + 600;
+    let first = app
+        .send(
+            Method::GET,
+            "/v1/players/me",
+            Some(&token("kaarttafel", later)),
+            None,
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    assert_eq!(first.body["name"], "Extern");
+    let again = app
+        .send(
+            Method::GET,
+            "/v1/players/me",
+            Some(&token("kaarttafel", later)),
+            None,
+        )
+        .await;
+    assert_eq!(
+        again.body["id"], first.body["id"],
+        "the same sub is the same player"
+    );
+    expect_401(&app, Some(&token("someone-else", later)), "wrong audience").await;
+    expect_401(&app, Some(&token("kaarttafel", 1)), "expired").await;
+}
+
 on_both_databases!(
+    an_external_identity_providers_token_maps_to_one_player,
     every_bad_token_is_a_401_with_a_bearer_challenge,
     an_expired_token_is_refused,
     another_seats_token_cannot_move_for_it,

@@ -84,6 +84,10 @@ async fn play_out(app: &TestApp, id: &str, players: &[Player], seed: u64) -> Vec
             "each move adds exactly 1"
         );
         assert_eq!(answer.body["you"], seat);
+        let after = views_checked(app, id, players).await;
+        let mut bodies = after.clone();
+        bodies[seat] = answer.body;
+        assert_no_hidden_cards(&after, &bodies);
     }
 }
 
