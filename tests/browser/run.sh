@@ -15,7 +15,8 @@ if [ ! -x /usr/bin/chromium ]; then
     $sudo apt-get update
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y chromium
 fi
-/usr/bin/chromium --version
+# (Debian's wrapper script prints a harmless "[: ...: unexpected operator" on stderr.)
+/usr/bin/chromium --version 2>/dev/null
 
 # playwright-core only: it ships no browser and downloads none.
 (
