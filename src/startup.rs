@@ -121,6 +121,7 @@ impl Application {
             metrics: Metrics::default(),
             notifier: Arc::clone(&notifier),
             sse_keep_alive: settings.sse_keep_alive,
+            path_prefix: settings.path_prefix.clone(),
         });
         let origins = settings.cors_allowed_origins.clone();
         let listener = TcpListener::bind((settings.host, settings.port))?;
@@ -160,6 +161,11 @@ impl Application {
                     Err::<HttpResponse, _>(ApiError::NotFound("no such route".into()))
                 }))
         })
+        // One worker: the database pool's connections belong to the runtime
+        // that opened them, and with several workers one stopping first at
+        // shutdown broke the connections another still used (a 500 during a
+        // graceful stop). Requests are I/O-bound; scale out with instances.
+        .workers(1)
         .shutdown_timeout(settings.shutdown_timeout.as_secs())
         // Signals are ours (see `run`): streams must end before the server waits for them.
         .disable_signals()

@@ -49,7 +49,7 @@ sed -e "s|server kaarttafel-1:8080[^;]*;|server 127.0.0.1:$port_a max_fails=1 fa
     -e "s|server kaarttafel-2:8080[^;]*;|server 127.0.0.1:$port_b max_fails=1 fail_timeout=5s;|" \
     -e "s|listen 8080;|listen 127.0.0.1:$port_proxy;|" \
     -e "s|pid [^;]*;|pid $work/nginx.pid;|" \
-    -e "s|/var/log/nginx/|$work/nginx-|g" \
+    -e "s|access_log /dev/stdout|access_log $work/nginx-access.log|" \
     deploy/nginx.conf >"$work/nginx.conf"
 grep -q "127.0.0.1:$port_a" "$work/nginx.conf" && grep -q "127.0.0.1:$port_b" "$work/nginx.conf" \
     || { echo "deploy/nginx.conf: upstream servers not found"; exit 1; }
