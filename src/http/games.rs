@@ -90,7 +90,10 @@ pub async fn create_game(
     let body = serde_json::to_string(&game.view_for(Some(caller.id)))
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     let headers = [
-        (header::LOCATION.as_str(), format!("/v1/games/{}", game.id)),
+        (
+            header::LOCATION.as_str(),
+            format!("{}/v1/games/{}", state.path_prefix, game.id),
+        ),
         (header::ETAG.as_str(), etag(game.version)),
     ];
     remember(

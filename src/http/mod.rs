@@ -33,6 +33,8 @@ pub struct AppState {
     pub notifier: std::sync::Arc<crate::notify::Notifier>,
     /// How often an idle stream gets a keep-alive comment.
     pub sse_keep_alive: std::time::Duration,
+    /// The path prefix everything is served under (`""` for none), for links.
+    pub path_prefix: String,
 }
 
 /// The document's fixed parts; paths and schemas are collected from the

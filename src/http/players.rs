@@ -72,14 +72,12 @@ pub async fn create_player(
     let mut conn = state.store.pool().acquire().await?;
     players::insert(&mut conn, id, name).await?;
     let (token, expires_at) = state.tokens.issue(id, Utc::now());
-    Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/v1/players/{id}")))
-        .json(CreatedPlayer {
-            id,
-            name: name.to_owned(),
-            token,
-            expires_at,
-        }))
+    Ok(HttpResponse::Created().json(CreatedPlayer {
+        id,
+        name: name.to_owned(),
+        token,
+        expires_at,
+    }))
 }
 
 /// The caller.
