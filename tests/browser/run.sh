@@ -28,10 +28,9 @@ fi
     fi
 )
 
+# The same build as deploy/Dockerfile; a no-op when the binary is current.
+cargo build --release --locked
 binary="${CARGO_TARGET_DIR:-target}/release/kaarttafel"
-if [ ! -x "$binary" ]; then
-    cargo build --release --locked
-fi
 
 work=$(mktemp -d)
 service_pid=""
