@@ -223,16 +223,15 @@ impl Match {
 
     fn before_first_deal(options: Options) -> Match {
         debug_assert_eq!(options.validate(), Ok(()));
+        let deals = options.deals.clamp(1, 16);
         Match {
             dealer: Seat(options.first_dealer.0 % SEATS),
-            options: Options {
-                deals: options.deals.clamp(1, 16),
-                ..options
-            },
+            options: Options { deals, ..options },
             deal_number: 1,
             phase: Phase::Dealing,
             deal: DealState::default(),
-            sheet: Vec::new(),
+            // One row per deal: reserve them all so the sheet never regrows.
+            sheet: Vec::with_capacity(usize::from(deals)),
             totals: ByTeam::default(),
         }
     }
