@@ -122,26 +122,16 @@ impl CardSet {
     /// The `n`th card of the set in iteration order, if there is one.
     #[inline]
     pub fn nth(self, n: u32) -> Option<Card> {
+        // Drop the lowest card `n` times (a hand or a trick holds at most
+        // eight), so no population count is needed.
         let mut bits = self.0;
-        let mut n = n;
-        // Skip whole suits first, then single cards within the suit.
-        let mut base = 0;
-        while base < 32 {
-            let in_suit = ((bits >> base) & 0xFF).count_ones();
-            if n < in_suit {
-                break;
-            }
-            n -= in_suit;
-            base += 8;
-        }
-        if base >= 32 {
-            return None;
-        }
-        bits &= 0xFF << base;
         for _ in 0..n {
+            if bits == 0 {
+                return None;
+            }
             bits &= bits - 1;
         }
-        Some(card_at(bits.trailing_zeros()))
+        (bits != 0).then(|| card_at(bits.trailing_zeros()))
     }
 
     /// The cards, clubs to spades, 7 to ace within a suit.

@@ -16,7 +16,7 @@ use super::history::{
 };
 use super::moves::{Move, MoveError};
 use super::options::{Options, RevokeMode};
-use super::play_rules::{card_points, legal_cards, refusal, trick_winner};
+use super::play_rules::{legal_cards, refusal, set_points, winner_of};
 use super::roem::roem;
 use super::scoring::{punishment, score_deal};
 use super::team::{BySeat, ByTeam, SEATS, Team};
@@ -223,16 +223,15 @@ impl Match {
 
     fn before_first_deal(options: Options) -> Match {
         debug_assert_eq!(options.validate(), Ok(()));
+        let deals = options.deals.clamp(1, 16);
         Match {
             dealer: Seat(options.first_dealer.0 % SEATS),
-            options: Options {
-                deals: options.deals.clamp(1, 16),
-                ..options
-            },
+            options: Options { deals, ..options },
             deal_number: 1,
             phase: Phase::Dealing,
             deal: DealState::default(),
-            sheet: Vec::new(),
+            // One row per deal: reserve them all so the sheet never regrows.
+            sheet: Vec::with_capacity(usize::from(deals)),
             totals: ByTeam::default(),
         }
     }
@@ -507,13 +506,10 @@ impl Match {
         let deal = &mut self.deal;
         let trick = &mut deal.tricks[usize::from(deal.completed)];
         let cards = trick.cards.map(|card| card.expect("four cards"));
-        let winner = trick_winner(&cards, trick.leader, trump);
+        let winner = winner_of(&cards, trick.set, trick.leader, trump);
         trick.winner = Some(winner);
         let team = Team::of(winner);
-        deal.card_points[team] += cards
-            .iter()
-            .map(|card| card_points(*card, trump))
-            .sum::<i32>();
+        deal.card_points[team] += set_points(trick.set, trump);
         deal.roem[team] += roem(trick.set, trump);
         deal.tricks_taken[team] += 1;
         deal.completed += 1;

@@ -59,16 +59,78 @@ pub fn card_points(card: Card, trump: Suit) -> i32 {
     i32::from(table[index(card)])
 }
 
-/// The strength of the highest trump among `cards`, if any.
-fn highest_trump(cards: CardSet, trump: Suit) -> Option<u8> {
-    let mut bits = (cards & CardSet::suit(trump)).bits() >> (8 * trump as u32);
-    let mut highest = None;
-    while bits != 0 {
-        let strength = TRUMP_ORDER[bits.trailing_zeros() as usize];
-        highest = highest.max(Some(strength));
-        bits &= bits - 1;
+/// Builds a table over every 8-bit set of ranks (natural order) of the
+/// strength, in `order`, of the strongest rank in the set (0 for none).
+const fn highest_by_mask(order: &[u8; 8]) -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut mask = 1;
+    while mask < 256 {
+        let mut rank = 0;
+        while rank < 8 {
+            if mask & (1 << rank) != 0 && order[rank] > table[mask] {
+                table[mask] = order[rank];
+            }
+            rank += 1;
+        }
+        mask += 1;
     }
-    highest
+    table
+}
+
+/// Trump strength of the highest trump in each 8-bit rank set.
+const HIGHEST_TRUMP: [u8; 256] = highest_by_mask(&TRUMP_ORDER);
+/// Plain-suit strength of the highest card in each 8-bit rank set.
+const HIGHEST_PLAIN: [u8; 256] = highest_by_mask(&PLAIN_ORDER);
+
+/// Builds a table over every 8-bit set of ranks of the sum of their points.
+const fn points_by_mask(points: &[u8; 8]) -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut rank = 0;
+        while rank < 8 {
+            if mask & (1 << rank) != 0 {
+                table[mask] += points[rank];
+            }
+            rank += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// Trump points of each 8-bit rank set.
+const TRUMP_POINTS_BY_MASK: [u8; 256] = points_by_mask(&TRUMP_POINTS);
+/// Plain-suit points of each 8-bit rank set.
+const PLAIN_POINTS_BY_MASK: [u8; 256] = points_by_mask(&PLAIN_POINTS);
+
+/// The 8-bit rank set (natural order) of `cards` in `suit`.
+#[inline]
+fn ranks_in(cards: CardSet, suit: Suit) -> usize {
+    ((cards.bits() >> (8 * suit as u32)) & 0xFF) as usize
+}
+
+/// The points all of `cards` are worth with this trump: the same sum as
+/// [`card_points`] over each card, by table per suit.
+#[inline]
+pub fn set_points(cards: CardSet, trump: Suit) -> i32 {
+    let mut total = 0;
+    for suit in Suit::ALL {
+        let table = if suit == trump {
+            &TRUMP_POINTS_BY_MASK
+        } else {
+            &PLAIN_POINTS_BY_MASK
+        };
+        total += i32::from(table[ranks_in(cards, suit)]);
+    }
+    total
+}
+
+/// The strength of the highest trump among `cards`, if any.
+#[inline]
+fn highest_trump(cards: CardSet, trump: Suit) -> Option<u8> {
+    let ranks = ranks_in(cards, trump);
+    (ranks != 0).then(|| HIGHEST_TRUMP[ranks])
 }
 
 /// The rule that limits what a seat may play.
@@ -88,6 +150,7 @@ enum Obligation {
 
 /// The cards allowed from `hand` into a trick holding `trick` (led with
 /// `led`, `None` when the seat leads), and the rule that narrowed them.
+#[inline]
 fn obligation(
     hand: CardSet,
     trick: CardSet,
@@ -138,12 +201,14 @@ fn obligation(
 
 /// The cards `hand` may play into a trick that already holds `trick`, led
 /// with `led` (`None`: the seat leads and may play anything).
+#[inline]
 pub fn legal_cards(hand: CardSet, trick: CardSet, led: Option<Suit>, trump: Suit) -> CardSet {
     obligation(hand, trick, led, trump).0
 }
 
 /// Why `card` (held in `hand`) may not be played into the trick, or `None`
 /// when it may.
+#[inline]
 pub fn refusal(
     hand: CardSet,
     trick: CardSet,
@@ -170,21 +235,25 @@ pub fn refusal(
 /// The seat that wins a complete trick: the highest trump, else the highest
 /// card of the led suit. `cards` are in play order, starting with `leader`.
 pub fn trick_winner(cards: &[Card; 4], leader: Seat, trump: Suit) -> Seat {
+    let set: CardSet = cards.iter().copied().collect();
+    winner_of(cards, set, leader, trump)
+}
+
+/// [`trick_winner`] for a trick whose cards, as a set, are `set`.
+#[inline]
+pub(super) fn winner_of(cards: &[Card; 4], set: CardSet, leader: Seat, trump: Suit) -> Seat {
     let led = cards[0].suit;
-    let strength = |card: &Card| {
-        if card.suit == trump {
-            16 + TRUMP_ORDER[index(*card)]
-        } else if card.suit == led {
-            8 + PLAIN_ORDER[index(*card)]
-        } else {
-            0
-        }
+    // The winning card is the strongest rank of trump in the trick, else of
+    // the led suit; the first card of that suit and strength wins.
+    let (suit, order, table) = if ranks_in(set, trump) != 0 {
+        (trump, &TRUMP_ORDER, &HIGHEST_TRUMP)
+    } else {
+        (led, &PLAIN_ORDER, &HIGHEST_PLAIN)
     };
-    let mut best = 0;
-    for position in 1..4 {
-        if strength(&cards[position]) > strength(&cards[best]) {
-            best = position;
-        }
-    }
-    Seat((leader.0 + best as u8) % SEATS)
+    let best = table[ranks_in(set, suit)];
+    let position = cards
+        .iter()
+        .position(|card| card.suit == suit && order[index(*card)] == best)
+        .unwrap_or(0);
+    Seat((leader.0 + position as u8) % SEATS)
 }
