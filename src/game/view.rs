@@ -52,14 +52,91 @@ pub struct GameView {
     pub potverteren: Option<potverteren::View>,
 }
 
-/// The options of either game.
+/// The options of either game, as a game shows them: every option present.
+/// (The request's all-optional shapes would both match either game's
+/// options, so a generated client read Potverteren options as Klaverjassen
+/// ones; with every option required the two are told apart.)
 #[derive(ToSchema)]
 #[serde(untagged)]
 pub enum OptionsSchema {
     /// Klaverjassen options.
-    Klaverjassen(klaverjassen::Options),
+    Klaverjassen(KlaverjassenOptionsView),
     /// Potverteren options.
-    Potverteren(potverteren::Options),
+    Potverteren(PotverterenOptionsView),
+}
+
+/// The options of a Klaverjassen table as a game shows them, every one
+/// present; the JSON of `klaverjassen::Options`.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KlaverjassenOptionsView {
+    /// Whether a card that may not be played is refused (`enforced`) or
+    /// accepted and left to the opponents to report (`club`).
+    pub revoke_mode: klaverjassen::RevokeMode,
+    /// The dealer of deal 1 (0..=3); the seat after it names trump first.
+    pub first_dealer: Seat,
+    /// How many deals the match lasts (1..=16).
+    #[schema(example = 16, minimum = 1, maximum = 16)]
+    pub deals: u8,
+    /// Whether the server deals each deal itself as soon as it is due.
+    pub auto_deal: bool,
+}
+
+/// The options of a Potverteren table as a game shows them, every one
+/// present; the JSON of `potverteren::Options`.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PotverterenOptionsView {
+    /// Number of seats, 5 to 10.
+    #[schema(minimum = 5, maximum = 10, example = 5)]
+    pub seats: u8,
+    /// How the pothouder is chosen.
+    pub variant: potverteren::Variant,
+    /// Chips each seat starts with, 0 to 1,000,000.
+    #[schema(minimum = 0, maximum = 1_000_000, example = 100)]
+    pub starting_chips: i64,
+    /// Whether the server deals as soon as a deal is due, instead of waiting
+    /// for the pothouder's `deal`.
+    pub auto_deal: bool,
+}
+
+/// The options of a new table, for the game named beside them; every one may
+/// be left out. An `anyOf`, not a `oneOf`: `{}` is valid options of either
+/// game, and the server reads them as those of the game named.
+pub struct NewOptionsSchema;
+
+impl utoipa::PartialSchema for NewOptionsSchema {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AnyOfBuilder, Ref};
+        AnyOfBuilder::new()
+            .item(Ref::from_schema_name(<klaverjassen::Options as ToSchema>::name()))
+            .item(Ref::from_schema_name(<potverteren::Options as ToSchema>::name()))
+            .description(Some(
+                "The options of a new table, for the game named beside them; every one may be left out.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for NewOptionsSchema {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        schemas.push((
+            <klaverjassen::Options as ToSchema>::name().into(),
+            klaverjassen::Options::schema(),
+        ));
+        <klaverjassen::Options as ToSchema>::schemas(schemas);
+        schemas.push((
+            <potverteren::Options as ToSchema>::name().into(),
+            potverteren::Options::schema(),
+        ));
+        <potverteren::Options as ToSchema>::schemas(schemas);
+    }
 }
 
 /// A move of either game, tagged by `type`: one schema per move, named, with
