@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{Game, GameKind, Move, Options, Rules, SeatedPlayer, Status};
+use crate::games::cards::{Card, Suit};
 use crate::games::{Action, Awaiting, Seat, klaverjassen, potverteren};
 
 /// A seat and who sits in it.
@@ -51,25 +52,220 @@ pub struct GameView {
     pub potverteren: Option<potverteren::View>,
 }
 
-/// The options of either game.
+/// The options of either game, as a game shows them: every option present.
+/// (The request's all-optional shapes would both match either game's
+/// options, so a generated client read Potverteren options as Klaverjassen
+/// ones; with every option required the two are told apart.)
 #[derive(ToSchema)]
 #[serde(untagged)]
 pub enum OptionsSchema {
     /// Klaverjassen options.
-    Klaverjassen(klaverjassen::Options),
+    Klaverjassen(KlaverjassenOptionsView),
     /// Potverteren options.
-    Potverteren(potverteren::Options),
+    Potverteren(PotverterenOptionsView),
 }
 
-/// A move of either game, tagged by `type`.
+/// The options of a Klaverjassen table as a game shows them, every one
+/// present; the JSON of `klaverjassen::Options`.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KlaverjassenOptionsView {
+    /// Whether a card that may not be played is refused (`enforced`) or
+    /// accepted and left to the opponents to report (`club`).
+    pub revoke_mode: klaverjassen::RevokeMode,
+    /// The dealer of deal 1 (0..=3); the seat after it names trump first.
+    pub first_dealer: Seat,
+    /// How many deals the match lasts (1..=16).
+    #[schema(example = 16, minimum = 1, maximum = 16)]
+    pub deals: u8,
+    /// Whether the server deals each deal itself as soon as it is due.
+    pub auto_deal: bool,
+}
+
+/// The options of a Potverteren table as a game shows them, every one
+/// present; the JSON of `potverteren::Options`.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PotverterenOptionsView {
+    /// Number of seats, 5 to 10.
+    #[schema(minimum = 5, maximum = 10, example = 5)]
+    pub seats: u8,
+    /// How the pothouder is chosen.
+    pub variant: potverteren::Variant,
+    /// Chips each seat starts with, 0 to 1,000,000.
+    #[schema(minimum = 0, maximum = 1_000_000, example = 100)]
+    pub starting_chips: i64,
+    /// Whether the server deals as soon as a deal is due, instead of waiting
+    /// for the pothouder's `deal`.
+    pub auto_deal: bool,
+}
+
+/// The options of a new table, for the game named beside them; every one may
+/// be left out. An `anyOf`, not a `oneOf`: `{}` is valid options of either
+/// game, and the server reads them as those of the game named.
+pub struct NewOptionsSchema;
+
+impl utoipa::PartialSchema for NewOptionsSchema {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AnyOfBuilder, Ref};
+        AnyOfBuilder::new()
+            .item(Ref::from_schema_name(<klaverjassen::Options as ToSchema>::name()))
+            .item(Ref::from_schema_name(<potverteren::Options as ToSchema>::name()))
+            .description(Some(
+                "The options of a new table, for the game named beside them; every one may be left out.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for NewOptionsSchema {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        schemas.push((
+            <klaverjassen::Options as ToSchema>::name().into(),
+            klaverjassen::Options::schema(),
+        ));
+        <klaverjassen::Options as ToSchema>::schemas(schemas);
+        schemas.push((
+            <potverteren::Options as ToSchema>::name().into(),
+            potverteren::Options::schema(),
+        ));
+        <potverteren::Options as ToSchema>::schemas(schemas);
+    }
+}
+
+/// A move of either game, tagged by `type`: one schema per move, named, with
+/// a discriminator on `type`. (A `oneOf` of the two games' move unions made
+/// `{"type": "deal"}` match both, and left generated clients with anonymous,
+/// numbered variants they could only tell apart by trying each.) The JSON is
+/// that of `klaverjassen::Move` and `potverteren::Move`; this type only
+/// describes it.
 #[derive(ToSchema)]
 #[serde(untagged)]
+#[schema(discriminator(property_name = "type", mapping(
+    ("deal" = "#/components/schemas/DealMove"),
+    ("choose_trump" = "#/components/schemas/ChooseTrumpMove"),
+    ("play" = "#/components/schemas/PlayMove"),
+    ("take_back" = "#/components/schemas/TakeBackMove"),
+    ("report_revoke" = "#/components/schemas/ReportRevokeMove"),
+    ("end_review" = "#/components/schemas/EndReviewMove"),
+    ("bid" = "#/components/schemas/BidMove"),
+    ("pass" = "#/components/schemas/PassMove"),
+    ("hit" = "#/components/schemas/HitMove"),
+    ("stand" = "#/components/schemas/StandMove"),
+    ("end_table" = "#/components/schemas/EndTableMove"),
+)))]
 pub enum MoveSchema {
-    /// A Klaverjassen move.
-    Klaverjassen(klaverjassen::Move),
-    /// A Potverteren move.
-    Potverteren(potverteren::Move),
+    /// Both games.
+    Deal(DealMove),
+    /// Klaverjassen.
+    ChooseTrump(ChooseTrumpMove),
+    /// Klaverjassen.
+    Play(PlayMove),
+    /// Klaverjassen, club mode.
+    TakeBack(TakeBackMove),
+    /// Klaverjassen, club mode.
+    ReportRevoke(ReportRevokeMove),
+    /// Klaverjassen, club mode.
+    EndReview(EndReviewMove),
+    /// Potverteren.
+    Bid(BidMove),
+    /// Potverteren.
+    Pass(PassMove),
+    /// Potverteren.
+    Hit(HitMove),
+    /// Potverteren.
+    Stand(StandMove),
+    /// Potverteren.
+    EndTable(EndTableMove),
 }
+
+/// One move's schema: an object with `type` fixed to the variant's
+/// snake_case name and the move's own fields, no others.
+macro_rules! move_schema {
+    ($(#[$doc:meta])* $name:ident, $tag_type:ident::$tag:ident { $($(#[$field_attr:meta])* $field:ident: $ty:ty),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(ToSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            #[serde(rename = "type")]
+            #[schema(inline)]
+            pub kind: $tag_type,
+            $($(#[$field_attr])* pub $field: $ty,)*
+        }
+
+        #[doc = concat!("The tag of a `", stringify!($name), "`.")]
+        #[derive(ToSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $tag_type {
+            #[doc = concat!("`", stringify!($tag), "`, in snake_case.")]
+            $tag,
+        }
+    };
+}
+
+move_schema!(
+    /// The dealer (Klaverjassen) or pothouder (Potverteren) deals.
+    DealMove, DealMoveType::Deal {}
+);
+move_schema!(
+    /// Klaverjassen: the seat after the dealer names trump (*troef maken*).
+    ChooseTrumpMove, ChooseTrumpMoveType::ChooseTrump {
+        /// The trump suit.
+        suit: Suit,
+    }
+);
+move_schema!(
+    /// Klaverjassen: the seat to play plays a card.
+    PlayMove, PlayMoveType::Play {
+        /// The card played.
+        card: Card,
+    }
+);
+move_schema!(
+    /// Klaverjassen, club mode: take back one's revoked card from the open trick.
+    TakeBackMove, TakeBackMoveType::TakeBack {}
+);
+move_schema!(
+    /// Klaverjassen, club mode: report that a seat of the other team revoked.
+    ReportRevokeMove, ReportRevokeMoveType::ReportRevoke {
+        /// The seat reported.
+        seat: Seat,
+    }
+);
+move_schema!(
+    /// Klaverjassen, club mode: say one is done with the review of the deal.
+    EndReviewMove, EndReviewMoveType::EndReview {}
+);
+move_schema!(
+    /// Potverteren: bid this many chips to become pothouder (*opbod*).
+    BidMove, BidMoveType::Bid {
+        /// Chips, 1 to 1,000,000, more than the highest bid so far.
+        #[schema(minimum = 1, maximum = 1_000_000)]
+        amount: u32,
+    }
+);
+move_schema!(
+    /// Potverteren: pass in the auction; final for this auction.
+    PassMove, PassMoveType::Pass {}
+);
+move_schema!(
+    /// Potverteren: ask a card from the bottom of the deck, face up.
+    HitMove, HitMoveType::Hit {}
+);
+move_schema!(
+    /// Potverteren: say stop; the seat's turn is over.
+    StandMove, StandMoveType::Stand {}
+);
+move_schema!(
+    /// Potverteren: the host ends the table at the start of a round.
+    EndTableMove, EndTableMoveType::EndTable {}
+);
 
 impl Game {
     /// The game as `caller` may see it: its own seat's view when seated, the

@@ -29,8 +29,8 @@ use crate::store::players;
 pub struct NewGame {
     /// Which game.
     pub game: GameKind,
-    /// The table options (see `OptionsSchema`); every one optional.
-    #[schema(value_type = Option<Object>)]
+    /// The table options of the game named in `game`; every one optional.
+    #[schema(value_type = Option<crate::game::view::NewOptionsSchema>)]
     pub options: Option<serde_json::Value>,
     /// The seat the host takes (default 0).
     pub seat: Option<u8>,
