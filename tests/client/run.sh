@@ -40,10 +40,8 @@ if grep -qi "warning" "$work/generate.log"; then
     echo "openapi-python-client warned about openapi/openapi.json"; exit 1
 fi
 
-# 3. The service: the release binary, built if missing, on a free port.
-if [ ! -x "$binary" ]; then
-    cargo build --release --locked
-fi
+# 3. The service: the release binary (a no-op build when current), on a free port.
+cargo build --release --locked
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 DATABASE_URL="sqlite:$work/kaarttafel.db" HOST=127.0.0.1 PORT="$port" \
     JWT_SECRET=client-test-secret-0123456789abcdef0123 RUST_LOG=warn \
