@@ -42,13 +42,18 @@ def call(base, method, path, token=None, body=None, headers=None):
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             raw = resp.read()
-            return resp.status, dict(resp.headers), (json.loads(raw) if raw and resp.headers.get_content_type().endswith("json") else raw)
+            return resp.status, lower(resp.headers), (json.loads(raw) if raw and resp.headers.get_content_type().endswith("json") else raw)
     except urllib.error.HTTPError as err:
         raw = err.read()
         try:
-            return err.code, dict(err.headers), json.loads(raw)
+            return err.code, lower(err.headers), json.loads(raw)
         except ValueError:
-            return err.code, dict(err.headers), raw
+            return err.code, lower(err.headers), raw
+
+
+def lower(headers):
+    """Header names in lower case (HTTP names are case-insensitive)."""
+    return {name.lower(): value for name, value in headers.items()}
 
 
 def check(name, condition, detail=""):
@@ -73,7 +78,7 @@ def full_table(game, options, seats, base=PROXY):
     tokens = [player(f"p{i}", base) for i in range(seats)]
     status, headers, view = call(base, "POST", "/v1/games", tokens[0], {"game": game, "options": options})
     assert status == 201, view
-    assert headers.get("Location") == f"/cards/v1/games/{view['id']}", headers
+    assert headers.get("location") == f"/cards/v1/games/{view['id']}", headers
     gid = view["id"]
     for i, token in enumerate(tokens[1:], start=1):
         status, _, view = call(base, "POST", f"/v1/games/{gid}/seats", token, {"seat": i})
@@ -192,6 +197,7 @@ def main():
             if answer is None:
                 return
             acknowledged.append(answer["version"])
+            time.sleep(0.01)  # a human pace, so the match outlasts this part
 
     player_thread = threading.Thread(target=play)
     player_thread.start()
@@ -205,8 +211,13 @@ def main():
     check("moves were acknowledged before and after SIGTERM",
           at_kill > 5 and len(acknowledged) > at_kill + 5, (at_kill, len(acknowledged)))
     survivor = DIRECT[1]
-    status, _, events = call(survivor, "GET", f"/v1/games/{gid}/events?limit=500", tokens[0])
-    seqs = {e["seq"] for e in events["events"]}
+    seqs, after = set(), 0
+    while True:
+        status, _, page = call(survivor, "GET", f"/v1/games/{gid}/events?after={after}&limit=500", tokens[0])
+        if not page["events"]:
+            break
+        seqs |= {e["seq"] for e in page["events"]}
+        after = page["next_after"]
     lost = [v for v in acknowledged if v not in seqs]
     check("every acknowledged move is in the database", not lost, lost)
     status, _, view = call(survivor, "GET", f"/v1/games/{gid}", tokens[0])
