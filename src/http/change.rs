@@ -13,7 +13,7 @@ use super::AppState;
 use super::error::ApiError;
 use super::extract::AuthPlayer;
 use super::record::{game_from_row, game_to_row};
-use crate::game::{Game, GameError};
+use crate::game::{Game, GameError, SeatedPlayer};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
 use crate::store::{Backend, Tx, games, listen};
@@ -219,18 +219,38 @@ fn check_if_match(req: &HttpRequest, version: i64) -> Result<(), ApiError> {
         return Ok(());
     };
     let value = value.to_str().unwrap_or_default();
-    let current = etag(version);
-    let matches = value
-        .split(',')
-        .map(|tag| tag.trim().trim_start_matches("W/"))
-        .any(|tag| tag == "*" || tag == current);
-    if matches {
+    if etag_listed(value, version) {
         Ok(())
     } else {
         Err(ApiError::PreconditionFailed(format!(
-            "If-Match {value} does not match the game's ETag {current}"
+            "If-Match {value} does not match the game's ETag {}",
+            etag(version)
         )))
     }
+}
+
+/// Whether an `If-Match`/`If-None-Match` value lists the ETag of `version`
+/// (or `*`). Weak tags compare equal to strong ones.
+pub fn etag_listed(value: &str, version: i64) -> bool {
+    let current = etag(version);
+    value
+        .split(',')
+        .map(|tag| tag.trim().trim_start_matches("W/"))
+        .any(|tag| tag == "*" || tag == current)
+}
+
+/// The caller as a player to seat: a token whose player is gone is invalid.
+pub async fn seated_player(
+    conn: &mut sqlx::AnyConnection,
+    caller: AuthPlayer,
+) -> Result<SeatedPlayer, ApiError> {
+    let player = crate::store::players::get(conn, caller.id)
+        .await?
+        .ok_or(ApiError::Token(crate::auth::TokenError::Invalid))?;
+    Ok(SeatedPlayer {
+        id: player.id,
+        name: player.name,
+    })
 }
 
 /// The API error for a refused change, with the caller's legal moves for a

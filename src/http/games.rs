@@ -8,7 +8,8 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::change::{
-    Event, SeatChange, change_game, etag, idempotency_key, remember, replay, request_hash,
+    Event, SeatChange, change_game, etag, etag_listed, idempotency_key, remember, replay,
+    request_hash, seated_player,
 };
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
@@ -17,10 +18,9 @@ use super::stream::{load, wait_past};
 use crate::game::events as event_log;
 pub use crate::game::view::GameSummary;
 use crate::game::view::{GameView, MoveSchema};
-use crate::game::{Game, GameKind, Move, Options, SeatedPlayer};
+use crate::game::{Game, GameKind, Move, Options};
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
-use crate::store::players;
 
 /// A new table.
 #[derive(Deserialize, Serialize, ToSchema)]
@@ -61,13 +61,7 @@ pub async fn create_game(
     if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash).await? {
         return Ok(replayed);
     }
-    let host = players::get(&mut tx, caller.id)
-        .await?
-        .ok_or(ApiError::Token(crate::auth::TokenError::Invalid))?;
-    let host = SeatedPlayer {
-        id: host.id,
-        name: host.name,
-    };
+    let host = seated_player(&mut tx, caller).await?;
     let game = Game::create(Uuid::new_v4(), body.game, options, host, body.seat)
         .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
     let created_at = crate::store::now_micros();
@@ -261,10 +255,7 @@ pub async fn get_game(
         .headers()
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .any(|t| t.trim().trim_start_matches("W/") == tag || t.trim() == "*")
-        });
+        .is_some_and(|v| etag_listed(v, game.version));
     if not_modified {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, tag))
@@ -305,14 +296,8 @@ pub async fn take_seat(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.map(web::Json::into_inner).unwrap_or_default();
     let mut conn = state.store.pool().acquire().await?;
-    let player = players::get(&mut conn, caller.id)
-        .await?
-        .ok_or(ApiError::Token(crate::auth::TokenError::Invalid))?;
+    let player = seated_player(&mut conn, caller).await?;
     drop(conn);
-    let player = SeatedPlayer {
-        id: player.id,
-        name: player.name,
-    };
     change_game(&state, &req, caller, *id, &body, None, |game| {
         let seat = game.join(player, body.seat, &mut rand::rng())?;
         Ok(Event {
