@@ -3,8 +3,9 @@
 //! change through the rules, bump the version, append the event, record the
 //! answer for the key, commit. Any failure rolls everything back.
 
+use actix_web::http::header::TryIntoHeaderPair;
 use actix_web::http::{StatusCode, header};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -89,15 +90,32 @@ pub async fn replay(
     }
     let status =
         StatusCode::from_u16(stored.status).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let mut response = HttpResponse::build(status);
     let headers: Vec<(String, String)> = serde_json::from_str(&stored.headers).unwrap_or_default();
-    for (name, value) in headers {
-        response.insert_header((name, value));
-    }
-    response.insert_header(("Idempotent-Replayed", "true"));
     Ok(Some(
-        response.content_type("application/json").body(stored.body),
+        json_answer(status, headers)
+            .insert_header(("Idempotent-Replayed", "true"))
+            .body(stored.body),
     ))
+}
+
+/// A JSON answer with `status` and `headers`, ready for its body: the one
+/// shape of a first answer and of its idempotent replay.
+pub fn json_answer<H: TryIntoHeaderPair>(
+    status: StatusCode,
+    headers: impl IntoIterator<Item = H>,
+) -> HttpResponseBuilder {
+    let mut response = HttpResponse::build(status);
+    for header in headers {
+        response.insert_header(header);
+    }
+    response.content_type("application/json");
+    response
+}
+
+/// `game` as `caller` sees it, as the JSON body of an answer.
+pub fn view_json(game: &Game, caller: Uuid) -> Result<String, ApiError> {
+    serde_json::to_string(&game.view_for(Some(caller)))
+        .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// Records `response` as the answer for `key`.
@@ -184,8 +202,7 @@ pub async fn change_game<B: Serialize>(
         },
     )
     .await?;
-    let body = serde_json::to_string(&game.view_for(Some(caller.id)))
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let body = view_json(&game, caller.id)?;
     let headers = [(header::ETAG.as_str(), etag(game.version))];
     remember(
         &mut tx,
@@ -206,11 +223,7 @@ pub async fn change_game<B: Serialize>(
         let move_type = event.payload["type"].as_str().unwrap_or("unknown");
         state.metrics.count_move(game.kind.as_str(), move_type);
     }
-    let mut response = HttpResponse::Ok();
-    for (name, value) in headers {
-        response.insert_header((name, value));
-    }
-    Ok(response.content_type("application/json").body(body))
+    Ok(json_answer(StatusCode::OK, headers).body(body))
 }
 
 /// `If-Match` with another version than the game's is a 412.

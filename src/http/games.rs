@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::change::{
-    Event, SeatChange, change_game, etag, etag_listed, idempotency_key, remember, replay,
-    request_hash, seated_player,
+    Event, SeatChange, change_game, etag, etag_listed, idempotency_key, json_answer, remember,
+    replay, request_hash, seated_player, view_json,
 };
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
@@ -81,8 +81,7 @@ pub async fn create_game(
         },
     )
     .await?;
-    let body = serde_json::to_string(&game.view_for(Some(caller.id)))
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let body = view_json(&game, caller.id)?;
     let headers = [
         (
             header::LOCATION.as_str(),
@@ -101,11 +100,7 @@ pub async fn create_game(
     )
     .await?;
     tx.commit().await?;
-    let mut response = HttpResponse::Created();
-    for (name, value) in headers {
-        response.insert_header((name, value));
-    }
-    Ok(response.content_type("application/json").body(body))
+    Ok(json_answer(StatusCode::CREATED, headers).body(body))
 }
 
 /// A page of a listing.
