@@ -9,3 +9,4 @@ mod input;
 mod klaverjassen;
 mod live;
 mod potverteren;
+mod readme;
