@@ -36,7 +36,16 @@ impl FromRequest for AuthPlayer {
             let state =
                 state.ok_or_else(|| ApiError::Internal("application state missing".into()))?;
             match state.tokens.verify(&token?)? {
-                Identity::Player(id) => Ok(AuthPlayer { id }),
+                Identity::Player { id, generation } => {
+                    // One primary-key read per request makes sign-out
+                    // immediate on every instance (docs/api.md, tokens).
+                    let mut conn = state.store.pool().acquire().await?;
+                    match players::token_generation(&mut conn, id).await? {
+                        Some(current) if current == generation => Ok(AuthPlayer { id }),
+                        Some(_) => Err(TokenError::SignedOut.into()),
+                        None => Err(TokenError::Invalid.into()),
+                    }
+                }
                 Identity::External { subject, name } => {
                     let mut conn = state.store.pool().acquire().await?;
                     let player = players::for_external_subject(&mut conn, &subject, &name).await?;

@@ -77,6 +77,8 @@ pub fn routes(config: &mut ServiceConfig) {
             scope::scope("/v1")
                 .service(players::create_player)
                 .service(players::me)
+                .service(players::renew_token)
+                .service(players::sign_out)
                 .service(players::my_games)
                 .service(games::create_game)
                 .service(games::lobby)
