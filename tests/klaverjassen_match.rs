@@ -1,6 +1,6 @@
 //! The match as a table plays it: dealing, trump, turns, club-mode revokes,
 //! the review, the score sheet, the match end, views and the API's JSON
-//! (shared/RULES.md §1, shared/API.md).
+//! (docs/klaverjassen.md, docs/api.md).
 
 use kaarttafel::games::cards::{Card, Suit};
 use kaarttafel::games::klaverjassen::{

@@ -379,8 +379,8 @@ impl Match {
         }
     }
 
-    /// The moves `seat` may make now, per API.md "legal_moves, phase by
-    /// phase". Never depends on anything the seat may not know.
+    /// The moves `seat` may make now, phase by phase as docs/api.md
+    /// ("Moves") lists them. Never depends on anything the seat may not know.
     pub fn legal_moves(&self, seat: Seat) -> Vec<Move> {
         if seat.0 >= SEATS {
             return Vec::new();
