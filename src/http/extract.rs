@@ -81,10 +81,7 @@ fn json_error(error: JsonPayloadError) -> ApiError {
         JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
             ApiError::PayloadTooLarge(BODY_LIMIT)
         }
-        JsonPayloadError::ContentType => ApiError::BadRequest {
-            code: "unsupported_media_type",
-            detail: "send the body as `Content-Type: application/json`".into(),
-        },
+        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
         JsonPayloadError::Deserialize(error) if error.is_data() => {
             ApiError::validation(error.to_string())
         }
@@ -101,8 +98,21 @@ fn json_error(error: JsonPayloadError) -> ApiError {
 
 /// Path parameters: an id that is not a UUID names nothing here (404).
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|error: PathError, _| {
-        ApiError::NotFound(format!("no such resource: {error}")).into()
+    web::PathConfig::default().error_handler(|_: PathError, req| {
+        // The parser's own message ("Path deserialize error: …") is ours,
+        // not the caller's: name the segment that is no id instead.
+        let raw = req
+            .match_info()
+            .iter()
+            .map(|(_, value)| value)
+            .find(|value| uuid::Uuid::parse_str(value).is_err())
+            .unwrap_or_default();
+        let what = if req.path().contains("/games/") {
+            "game"
+        } else {
+            "resource"
+        };
+        ApiError::NotFound(format!("no {what} {raw:?}: not a valid id")).into()
     })
 }
 

@@ -6,6 +6,7 @@ mod support;
 mod auth;
 mod available;
 mod concurrency;
+mod first_hour;
 mod first_start;
 mod input;
 mod klaverjassen;
