@@ -29,7 +29,7 @@ pub struct Problem {
     pub status: u16,
     /// What went wrong with this request.
     pub detail: String,
-    /// A stable, machine-readable code (see the README's error table).
+    /// A stable, machine-readable code (listed in docs/api.md, "Errors").
     pub code: String,
     /// For a refused move: the moves the caller may make now.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -44,7 +44,9 @@ pub struct AppState {
     info(
         title = "Kaarttafel",
         description = "Klaverjassen (Rotterdam rules) and Potverteren, played over HTTP. \
-            Every error is `application/problem+json` with a stable `code`.",
+            Every error is `application/problem+json` with a stable `code` \
+            (the codes are listed in docs/api.md); a request body not sent as \
+            `application/json` is 415 `unsupported_media_type`.",
         license(name = "MIT"),
     ),
     modifiers(&BearerAuth),
