@@ -1,0 +1,369 @@
+//! Load generator: plays legal moves against a running server as fast as it can.
+//!
+//! Each of `--tables` concurrent drivers creates its players and a table, then
+//! loops: `GET /v1/games/{id}` as the seat that is awaited, pick one of that
+//! view's `legal_moves`, `POST /v1/games/{id}/moves` with `expected_version`.
+//! One move is therefore one GET view and one POST move, as a client would do
+//! it. A finished table is replaced by a new one. With `--reads` the drivers
+//! only GET views of their table (pure reads).
+//!
+//! It reports moves/s, GET/s and p50/p99/p999 latency per endpoint, and with
+//! `--json` one JSON line for scripts (`tools/bench_service.sh`). It is bounded
+//! in time (`--seconds`, at most 600) and count (`--max-moves`), and talks to
+//! loopback addresses only.
+//!
+//! ```sh
+//! cargo run --release --example loadgen -- --url http://127.0.0.1:8080 --tables 16 --seconds 20
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// What the command line asked for.
+#[derive(Clone, Debug)]
+struct Options {
+    url: String,
+    tables: usize,
+    seconds: u64,
+    max_moves: u64,
+    game: String,
+    deals: u64,
+    reads: bool,
+    json: bool,
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: loadgen [--url http://127.0.0.1:8080] [--tables 16] [--seconds 20] \
+         [--max-moves N] [--game klaverjassen|potverteren] [--deals 16] [--reads] [--json]"
+    );
+    std::process::exit(2)
+}
+
+fn parse_options() -> Options {
+    let mut o = Options {
+        url: "http://127.0.0.1:8080".into(),
+        tables: 16,
+        seconds: 20,
+        max_moves: u64::MAX,
+        game: "klaverjassen".into(),
+        deals: 16,
+        reads: false,
+        json: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().unwrap_or_else(|| usage());
+        match arg.as_str() {
+            "--url" => o.url = value().trim_end_matches('/').to_owned(),
+            "--tables" => o.tables = value().parse().unwrap_or_else(|_| usage()),
+            "--seconds" => o.seconds = value().parse().unwrap_or_else(|_| usage()),
+            "--max-moves" => o.max_moves = value().parse().unwrap_or_else(|_| usage()),
+            "--game" => o.game = value(),
+            "--deals" => o.deals = value().parse().unwrap_or_else(|_| usage()),
+            "--reads" => o.reads = true,
+            "--json" => o.json = true,
+            _ => usage(),
+        }
+    }
+    let host = o
+        .url
+        .strip_prefix("http://")
+        .unwrap_or_else(|| usage())
+        .split(['/', ':'])
+        .next()
+        .unwrap_or("");
+    let loopback =
+        host == "localhost" || host.starts_with("127.") || o.url.starts_with("http://[::1]");
+    if !loopback {
+        eprintln!("loadgen: only loopback URLs (127.0.0.0/8, localhost, [::1])");
+        std::process::exit(2)
+    }
+    if !(1..=1024).contains(&o.tables) || !(1..=600).contains(&o.seconds) {
+        eprintln!("loadgen: --tables 1..1024, --seconds 1..600");
+        std::process::exit(2)
+    }
+    if !matches!(o.game.as_str(), "klaverjassen" | "potverteren") || !(1..=16).contains(&o.deals) {
+        usage()
+    }
+    o
+}
+
+/// Latencies in microseconds per endpoint, and the count of non-2xx answers.
+#[derive(Default)]
+struct Samples {
+    latencies: BTreeMap<&'static str, Vec<u32>>,
+    errors: BTreeMap<&'static str, u64>,
+}
+
+impl Samples {
+    fn merge(&mut self, other: Samples) {
+        for (k, mut v) in other.latencies {
+            self.latencies.entry(k).or_default().append(&mut v);
+        }
+        for (k, v) in other.errors {
+            *self.errors.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// One driver's connection to the server and its own measurements.
+struct Driver {
+    client: reqwest::Client,
+    base: String,
+    samples: Samples,
+    rng: u64,
+}
+
+impl Driver {
+    /// Sends one request, timing it under `endpoint`; None on a transport error or non-2xx.
+    async fn call(
+        &mut self,
+        endpoint: &'static str,
+        request: reqwest::RequestBuilder,
+    ) -> Option<Value> {
+        let started = Instant::now();
+        let answer = request.send().await;
+        let answer = match answer {
+            Ok(r) => {
+                let ok = r.status().is_success();
+                let body = r.bytes().await;
+                match (ok, body) {
+                    (true, Ok(b)) => serde_json::from_slice(&b).ok(),
+                    _ => None,
+                }
+            }
+            Err(_) => None,
+        };
+        let micros = started.elapsed().as_micros().min(u32::MAX as u128) as u32;
+        self.samples
+            .latencies
+            .entry(endpoint)
+            .or_default()
+            .push(micros);
+        if answer.is_none() {
+            *self.samples.errors.entry(endpoint).or_default() += 1;
+        }
+        answer
+    }
+
+    fn next_random(&mut self, below: usize) -> usize {
+        // xorshift64: enough to spread the picks, no dependency needed.
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng % below.max(1) as u64) as usize
+    }
+
+    async fn new_player(&mut self, name: &str) -> Option<String> {
+        let request = self
+            .client
+            .post(format!("{}/v1/players", self.base))
+            .json(&json!({ "name": name }));
+        let player = self.call("POST /v1/players", request).await?;
+        player["token"].as_str().map(str::to_owned)
+    }
+
+    /// Creates the players and a full table; returns the game id, tokens by seat
+    /// and the last view (which names the awaited seat).
+    async fn new_table(&mut self, o: &Options) -> Option<(String, Vec<String>, Value)> {
+        let seats = if o.game == "klaverjassen" { 4 } else { 5 };
+        let mut tokens = Vec::with_capacity(seats);
+        for seat in 0..seats {
+            tokens.push(self.new_player(&format!("load{seat}")).await?);
+        }
+        let options = if o.game == "klaverjassen" {
+            json!({ "deals": o.deals })
+        } else {
+            json!({ "seats": seats })
+        };
+        let request = self
+            .client
+            .post(format!("{}/v1/games", self.base))
+            .bearer_auth(&tokens[0])
+            .json(&json!({ "game": o.game, "options": options }));
+        let created = self.call("POST /v1/games", request).await?;
+        let id = created["id"].as_str()?.to_owned();
+        let mut view = created;
+        for token in &tokens[1..] {
+            let request = self
+                .client
+                .post(format!("{}/v1/games/{id}/seats", self.base))
+                .bearer_auth(token)
+                .json(&json!({}));
+            view = self.call("POST /v1/games/{id}/seats", request).await?;
+        }
+        Some((id, tokens, view))
+    }
+}
+
+/// The seat whose move is awaited, if any.
+fn awaited(view: &Value) -> Option<usize> {
+    view["awaiting"]["seats"][0].as_u64().map(|s| s as usize)
+}
+
+async fn drive(
+    o: Arc<Options>,
+    client: reqwest::Client,
+    index: usize,
+    stop: Arc<AtomicBool>,
+    moves: Arc<AtomicU64>,
+) -> Samples {
+    let mut d = Driver {
+        client,
+        base: o.url.clone(),
+        samples: Samples::default(),
+        rng: 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D),
+    };
+    'tables: while !stop.load(Ordering::Relaxed) {
+        let Some((id, tokens, mut view)) = d.new_table(&o).await else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        while !stop.load(Ordering::Relaxed) {
+            let Some(seat) = awaited(&view) else {
+                continue 'tables; // finished
+            };
+            let token = tokens[seat.min(tokens.len() - 1)].clone();
+            let request = d
+                .client
+                .get(format!("{}/v1/games/{id}", d.base))
+                .bearer_auth(&token);
+            let Some(seen) = d.call("GET /v1/games/{id}", request).await else {
+                continue 'tables;
+            };
+            if o.reads {
+                view = seen;
+                continue;
+            }
+            // Any legal move but ending a Potverteren table, so tables run long.
+            let legal: Vec<&Value> = seen["legal_moves"]
+                .as_array()
+                .map(|l| l.iter().filter(|m| m["type"] != "end_table").collect())
+                .unwrap_or_default();
+            if legal.is_empty() {
+                continue 'tables;
+            }
+            let pick = legal[d.next_random(legal.len())].clone();
+            let request = d
+                .client
+                .post(format!("{}/v1/games/{id}/moves", d.base))
+                .bearer_auth(&token)
+                .json(&json!({ "move": pick, "expected_version": seen["version"] }));
+            let Some(after) = d.call("POST /v1/games/{id}/moves", request).await else {
+                continue 'tables;
+            };
+            view = after;
+            if moves.fetch_add(1, Ordering::Relaxed) + 1 >= o.max_moves {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    d.samples
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1] as f64 / 1000.0
+}
+
+#[tokio::main]
+async fn main() {
+    let o = Arc::new(parse_options());
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(o.tables)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("an HTTP client");
+    let stop = Arc::new(AtomicBool::new(false));
+    let moves = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..o.tables)
+        .map(|i| {
+            tokio::spawn(drive(
+                Arc::clone(&o),
+                client.clone(),
+                i,
+                Arc::clone(&stop),
+                Arc::clone(&moves),
+            ))
+        })
+        .collect();
+    let deadline = tokio::time::sleep(Duration::from_secs(o.seconds));
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            _ = &mut deadline => break,
+            _ = tokio::time::sleep(Duration::from_millis(50)) => {
+                if stop.load(Ordering::Relaxed) { break; }
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let mut samples = Samples::default();
+    for task in tasks {
+        if let Ok(s) = task.await {
+            samples.merge(s);
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut endpoints = serde_json::Map::new();
+    for (endpoint, latencies) in &mut samples.latencies {
+        latencies.sort_unstable();
+        endpoints.insert(
+            (*endpoint).to_owned(),
+            json!({
+                "count": latencies.len(),
+                "errors": samples.errors.get(endpoint).copied().unwrap_or(0),
+                "per_s": latencies.len() as f64 / elapsed,
+                "p50_ms": percentile(latencies, 0.50),
+                "p99_ms": percentile(latencies, 0.99),
+                "p999_ms": percentile(latencies, 0.999),
+            }),
+        );
+    }
+    let count = |e: &str| samples.latencies.get(e).map_or(0, Vec::len) as f64;
+    let report = json!({
+        "tables": o.tables,
+        "game": o.game,
+        "reads": o.reads,
+        "seconds": elapsed,
+        "moves_per_s": count("POST /v1/games/{id}/moves") / elapsed,
+        "gets_per_s": count("GET /v1/games/{id}") / elapsed,
+        "endpoints": endpoints,
+    });
+    if o.json {
+        println!("{report}");
+        return;
+    }
+    println!(
+        "{} tables, {:.1} s: {:.0} moves/s, {:.0} GET views/s",
+        o.tables,
+        elapsed,
+        report["moves_per_s"].as_f64().unwrap_or(0.0),
+        report["gets_per_s"].as_f64().unwrap_or(0.0)
+    );
+    println!(
+        "{:<28} {:>8} {:>7} {:>9} {:>8} {:>8} {:>8}",
+        "endpoint", "count", "errors", "per s", "p50 ms", "p99 ms", "p999 ms"
+    );
+    for (endpoint, e) in &endpoints {
+        println!(
+            "{:<28} {:>8} {:>7} {:>9.1} {:>8.2} {:>8.2} {:>8.2}",
+            endpoint,
+            e["count"],
+            e["errors"],
+            e["per_s"].as_f64().unwrap_or(0.0),
+            e["p50_ms"].as_f64().unwrap_or(0.0),
+            e["p99_ms"].as_f64().unwrap_or(0.0),
+            e["p999_ms"].as_f64().unwrap_or(0.0)
+        );
+    }
+}
