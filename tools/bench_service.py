@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""The service side by side with pgbench running the service's own SQL.
+
+Started by tools/bench_service.sh (which builds the release server and the
+load generator). For each backend (Postgres: a fresh database on the server in
+TEST_DATABASE_URL; SQLite: a fresh file) it starts target/release/kaarttafel,
+warms up with the load generator (examples/loadgen.rs), then alternates rounds:
+
+  service moves   loadgen, each move = GET view + POST move
+  pgbench moves   tools/pgbench/move.sql, the same statements per move
+  service reads   loadgen --reads, GET view only
+  pgbench reads   tools/pgbench/view.sql
+
+and prints the medians side by side with ratios, and the CPU time of the
+service (/proc/<pid>/stat), of Postgres (the sum over the backends connected
+to the bench database, sampled from /proc while the round runs) and of the
+client (its rusage). pgbench plays the same game rows the load generator
+left: each client one game, picked once by client id.
+
+Everything listens on 127.0.0.1 and is stopped and removed on exit.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TICK = os.sysconf("SC_CLK_TCK")
+SERVER = os.environ.get("KAARTTAFEL_BIN", os.path.join(ROOT, "target/release/kaarttafel"))
+LOADGEN = os.path.join(ROOT, "target/release/examples/loadgen")
+
+
+def cpu_seconds(pid):
+    """utime + stime of a live process, in seconds (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def psql(url, sql):
+    return subprocess.run(
+        ["psql", url, "-qtAX", "-c", sql], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+class BackendCpu:
+    """CPU of the Postgres backends connected to one database during a round.
+
+    Polls pg_stat_activity's pids every 0.1 s: a backend seen before the round
+    counts from its CPU then, a new one from zero; each counts up to the last
+    time it was seen (a backend ending between two polls loses at most 0.1 s).
+    """
+
+    def __init__(self, admin_url, database):
+        self.admin_url, self.database = admin_url, database
+        self.stop = threading.Event()
+
+    def pids(self):
+        out = psql(
+            self.admin_url,
+            f"SELECT pid FROM pg_stat_activity WHERE datname = '{self.database}'",
+        )
+        return [int(p) for p in out.split()]
+
+    def __enter__(self):
+        self.start = {p: cpu_seconds(p) or 0.0 for p in self.pids()}
+        self.last = dict(self.start)
+        self.thread = threading.Thread(target=self.poll, daemon=True)
+        self.thread.start()
+        return self
+
+    def poll(self):
+        while not self.stop.wait(0.1):
+            self.sample()
+
+    def sample(self):
+        try:
+            pids = self.pids()
+        except subprocess.CalledProcessError:
+            return
+        for p in pids:
+            c = cpu_seconds(p)
+            if c is not None:
+                self.last[p] = c
+
+    def __exit__(self, *exc):
+        self.sample()
+        self.stop.set()
+        self.thread.join()
+
+    def seconds(self):
+        return sum(c - self.start.get(p, 0.0) for p, c in self.last.items())
+
+
+def run_client(argv, env=None):
+    """Runs a client to the end; returns its stdout."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        sys.exit(f"{argv[0]} failed ({proc.returncode}):\n{err}")
+    return out
+
+
+class ChildCpu:
+    """CPU used by children that ended during the block (rusage deltas)."""
+
+    def __enter__(self):
+        import resource
+
+        self.r = resource
+        u = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.before = u.ru_utime + u.ru_stime
+        return self
+
+    def __exit__(self, *exc):
+        u = self.r.getrusage(self.r.RUSAGE_CHILDREN)
+        self.seconds = u.ru_utime + u.ru_stime - self.before
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_server(database_url, workdir, workers):
+    port = free_port()
+    env = dict(os.environ, DATABASE_URL=database_url, PORT=str(port),
+               RUST_LOG="warn", JWT_SECRET="bench-secret-0123456789abcdef0123456789")
+    if workers:
+        env["WORKERS"] = str(workers)
+    log = open(os.path.join(workdir, f"server-{port}.log"), "w")
+    proc = subprocess.Popen([SERVER], env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(url + "/readyz", timeout=1)
+            return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    sys.exit(f"the server did not become ready; see {log.name}")
+
+
+def loadgen(url, args, seconds, reads=False):
+    argv = [LOADGEN, "--url", url, "--tables", str(args.clients), "--seconds", str(seconds),
+            "--deals", str(args.deals), "--json"]
+    if reads:
+        argv.append("--reads")
+    with ChildCpu() as cpu:
+        out = run_client(argv)
+    return json.loads(out.strip().splitlines()[-1]), cpu.seconds
+
+
+def pgbench(db_url, script, args, ngames):
+    argv = ["pgbench", "-n", "-M", "prepared", "-c", str(args.clients), "-j", "2",
+            "-T", str(args.seconds), "-D", f"ngames={ngames}", "-D", "picked=0",
+            "-f", os.path.join(ROOT, "tools/pgbench", script), db_url]
+    with ChildCpu() as cpu:
+        out = run_client(argv)
+    tps = next(float(line.split("=")[1].split()[0]) for line in out.splitlines()
+               if line.startswith("tps"))
+    return tps, cpu.seconds
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def bench_backend(name, database_url, admin_url, dbname, args, workdir):
+    server, url = start_server(database_url, workdir, args.workers)
+    rows = {k: [] for k in ("svc_moves", "pg_moves", "svc_reads", "pg_reads")}
+    try:
+        print(f"[{name}] warm-up {args.warmup} s", file=sys.stderr)
+        loadgen(url, args, args.warmup)
+        ngames = 0
+        if admin_url:
+            psql(database_url, "DROP TABLE IF EXISTS bench_pick; CREATE TABLE bench_pick AS "
+                 "SELECT (row_number() OVER (ORDER BY g.id)) - 1 AS n, g.id AS game_id, "
+                 "s.player_id FROM games g JOIN game_seats s ON s.game_id = g.id AND s.seat = 0 "
+                 "WHERE g.status = 'playing'; CREATE UNIQUE INDEX ON bench_pick (n)")
+            ngames = int(psql(database_url, "SELECT count(*) FROM bench_pick"))
+        for r in range(args.rounds):
+            for kind in ("moves", "reads"):
+                load = loadavg()
+                before = cpu_seconds(server.pid)
+                pg = BackendCpu(admin_url, dbname) if admin_url else None
+                if pg:
+                    pg.__enter__()
+                report, client = loadgen(url, args, args.seconds, reads=(kind == "reads"))
+                if pg:
+                    pg.__exit__()
+                svc = cpu_seconds(server.pid) - before
+                count = report["moves_per_s"] if kind == "moves" else report["gets_per_s"]
+                count *= report["seconds"]
+                rows["svc_" + kind].append(dict(
+                    rate=count / report["seconds"], svc=svc, pg=pg.seconds() if pg else None,
+                    client=client, n=count, load=load, report=report))
+                print(f"[{name}] round {r + 1} service {kind}: {count / report['seconds']:.0f}/s "
+                      f"(load {load})", file=sys.stderr)
+                if not admin_url or ngames == 0:
+                    continue
+                load = loadavg()
+                script = "move.sql" if kind == "moves" else "view.sql"
+                with BackendCpu(admin_url, dbname) as pg:
+                    tps, client = pgbench(database_url, script, args, ngames)
+                rows["pg_" + kind].append(dict(rate=tps, svc=None, pg=pg.seconds(), client=client,
+                                               n=tps * args.seconds, load=load))
+                print(f"[{name}] round {r + 1} pgbench {kind}: {tps:.0f}/s (load {load})",
+                      file=sys.stderr)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return rows
+
+
+def med(rows, key, per=None):
+    vals = [(r[key] / r["n"] * 1000 if per else r[key]) for r in rows
+            if r.get(key) is not None and r["n"]]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v, digits=0):
+    return "-" if v is None else f"{v:,.{digits}f}"
+
+
+def table(name, rows, args):
+    out = [f"\n### {name}: {args.clients} clients, {args.rounds} x {args.seconds} s rounds, "
+           f"median of rounds (load average per round: "
+           f"{', '.join(r['load'] for k in rows for r in rows[k])})\n",
+           "| | service | pgbench, the service's statements | ratio |",
+           "|---|---|---|---|"]
+    for kind, label in (("moves", "moves/s (GET view + POST move)"), ("reads", "GET view/s")):
+        s, p = med(rows["svc_" + kind], "rate"), med(rows["pg_" + kind], "rate")
+        ratio = f"{s / p:.2f}" if s and p else "-"
+        out.append(f"| {label} | {fmt(s)} | {fmt(p)} | {ratio} |")
+        for who in ("svc", "pg", "client"):
+            sv = med(rows["svc_" + kind], who, per=True)
+            pv = med(rows["pg_" + kind], who, per=True)
+            label2 = {"svc": "service", "pg": "Postgres", "client": "client"}[who]
+            out.append(f"| &nbsp; CPU ms per {kind[:-1]}: {label2} | {fmt(sv, 3)} | {fmt(pv, 3)} | |")
+    for kind in ("moves", "reads"):
+        reports = [r["report"] for r in rows["svc_" + kind]]
+        if not reports:
+            continue
+        mid = reports[len(reports) // 2]
+        out.append(f"\nservice {kind}, latency of the median round (ms):\n")
+        out.append("| endpoint | count | errors | p50 | p99 | p999 |")
+        out.append("|---|---|---|---|---|---|")
+        for ep, e in mid["endpoints"].items():
+            out.append(f"| {ep} | {e['count']} | {e['errors']} | {e['p50_ms']:.2f} | "
+                       f"{e['p99_ms']:.2f} | {e['p999_ms']:.2f} |")
+    return "\n".join(out)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--clients", type=int, default=16)
+    p.add_argument("--seconds", type=int, default=20)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--deals", type=int, default=16)
+    p.add_argument("--workers", type=int, default=0, help="WORKERS for the server (default: its own)")
+    p.add_argument("--backends", default="postgres,sqlite")
+    args = p.parse_args()
+    server_url = os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    work = tempfile.mkdtemp(prefix="kt-bench-")
+    print(f"load average at start: {open('/proc/loadavg').read().strip()}", file=sys.stderr)
+    results = []
+    try:
+        for backend in args.backends.split(","):
+            if backend == "postgres":
+                dbname = f"kt_bench_{int(time.time())}_{os.getpid()}"
+                psql(server_url, f"CREATE DATABASE {dbname}")
+                db_url = server_url.rsplit("/", 1)[0] + "/" + dbname
+                try:
+                    rows = bench_backend("postgres", db_url, server_url, dbname, args, work)
+                finally:
+                    psql(server_url, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
+            elif backend == "sqlite":
+                rows = bench_backend("sqlite", f"sqlite:{work}/bench.db", None, None, args, work)
+            else:
+                sys.exit(f"unknown backend {backend}")
+            results.append(table(backend, rows, args))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("\n".join(results))
+    print(f"\nload average at end: {open('/proc/loadavg').read().strip()} "
+          f"({os.cpu_count()} cores; figures on a loaded machine are noisy)")
+
+
+if __name__ == "__main__":
+    main()
