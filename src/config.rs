@@ -74,6 +74,8 @@ pub struct Settings {
     pub sse_keep_alive: Duration,
     /// Browser origins allowed by CORS (`CORS_ALLOWED_ORIGINS`); none by default.
     pub cors_allowed_origins: Vec<String>,
+    /// HTTP worker threads (`WORKERS`, default the available parallelism).
+    pub workers: usize,
 }
 
 /// The default embedded database file.
@@ -261,6 +263,18 @@ impl Settings {
                 })
                 .collect::<Result<_, _>>()?,
         };
+        let workers = match get("WORKERS") {
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if (1..=1024).contains(&n) => n,
+                _ => {
+                    return Err(invalid(
+                        "WORKERS",
+                        format!("`{v}` is not a number of worker threads between 1 and 1024"),
+                    ));
+                }
+            },
+            None => default_workers(),
+        };
         Ok(Settings {
             host,
             port,
@@ -273,8 +287,14 @@ impl Settings {
             shutdown_timeout,
             sse_keep_alive,
             cors_allowed_origins,
+            workers,
         })
     }
+}
+
+/// The default worker count: one per core the process may use.
+pub fn default_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 #[cfg(test)]
@@ -297,6 +317,17 @@ mod tests {
         assert_eq!(s.database, Database::Sqlite(DEFAULT_SQLITE_PATH.into()));
         assert_eq!(s.jwt_secret, None);
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
+    }
+
+    #[test]
+    fn workers_follow_the_machine_unless_set() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(settings(&[]).unwrap().workers, cores);
+        assert_eq!(settings(&[("WORKERS", "3")]).unwrap().workers, 3);
+        for bad in ["0", "many", "1025"] {
+            let error = settings(&[("WORKERS", bad)]).unwrap_err();
+            assert_eq!(error.variable, "WORKERS");
+        }
     }
 
     #[test]

@@ -186,11 +186,11 @@ impl Application {
                     Err::<HttpResponse, _>(ApiError::NotFound("no such route".into()))
                 }))
         })
-        // One worker: the database pool's connections belong to the runtime
-        // that opened them, and with several workers one stopping first at
-        // shutdown broke the connections another still used (a 500 during a
-        // graceful stop). Requests are I/O-bound; scale out with instances.
-        .workers(1)
+        // Every worker shares the one pool. Its connections are opened on the
+        // main runtime, which outlives the workers (see `Store::connect`), so
+        // a worker that stops first at shutdown takes no connection another
+        // worker still uses with it.
+        .workers(settings.workers)
         .shutdown_timeout(settings.shutdown_timeout.as_secs())
         // Signals are ours (see `run`): streams must end before the server waits for them.
         .disable_signals()

@@ -56,9 +56,37 @@ impl Store {
             create_missing_database(&url).await?;
         }
         let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
+        // Every connection is opened here, on the caller's runtime (the main
+        // one), and kept: a socket belongs to the runtime that opened it, and
+        // actix's workers each run their own, which end one by one at a
+        // graceful stop. A connection opened by a worker would break under
+        // another worker still using it once the first had stopped (a 500
+        // during SIGTERM); with the pool full from the start and no idle or
+        // lifetime expiry, workers only borrow the main runtime's connections.
+        // (A connection that breaks is reopened by whoever asks next: after
+        // a database restart, until the next start.)
         let pool = AnyPoolOptions::new()
             .max_connections(max)
+            .min_connections(max)
+            .idle_timeout(None)
+            .max_lifetime(None)
             .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL (set below, kept in the file) with NORMAL syncs
+                        // at checkpoints, not at every commit: a commit
+                        // survives a crash of the process, and the last ones
+                        // may be lost only if the machine itself goes down.
+                        // A writer waits up to 5 s for the write lock.
+                        for pragma in ["PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"]
+                        {
+                            sqlx::query(pragma).execute(&mut *conn).await?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
             .connect_with(options)
             .await?;
         if backend == Backend::Sqlite {

@@ -29,10 +29,12 @@ db_url="${TEST_DATABASE_URL%/*}/$database"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port_a=$(free_port); port_b=$(free_port); port_proxy=$(free_port)
 
-# Both instances start at once: migrations must be safe under that.
+# Both instances start at once: migrations must be safe under that. Each runs
+# several workers (WORKERS=4, whatever the cores), so the SIGTERM check in
+# play.py covers workers stopping one by one while others still serve.
 for port in "$port_a" "$port_b"; do
     DATABASE_URL="$db_url" PORT="$port" PATH_PREFIX=/cards TRUSTED_PROXIES=127.0.0.1 \
-        JWT_SECRET=ci-proxy-secret-0123456789abcdef0123 SHUTDOWN_TIMEOUT=10 LOG_FORMAT=json \
+        JWT_SECRET=ci-proxy-secret-0123456789abcdef0123 SHUTDOWN_TIMEOUT=10 LOG_FORMAT=json WORKERS=4 \
         "$binary" >"$work/instance-$port.log" 2>&1 &
     pids+=("$!")
 done
