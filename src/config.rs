@@ -74,6 +74,9 @@ pub struct Settings {
     pub sse_keep_alive: Duration,
     /// Browser origins allowed by CORS (`CORS_ALLOWED_ORIGINS`); none by default.
     pub cors_allowed_origins: Vec<String>,
+    /// How long a request waits for a database connection, opening one
+    /// included, before it answers 503 (`DB_ACQUIRE_TIMEOUT_MS`, default 2 s).
+    pub db_acquire_timeout: Duration,
 }
 
 /// The default embedded database file.
@@ -82,6 +85,8 @@ pub const DEFAULT_SQLITE_PATH: &str = "kaarttafel.db";
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default interval of keep-alive comments on an idle event stream.
 pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The default wait for a database connection before a 503.
+pub const DEFAULT_DB_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -261,6 +266,18 @@ impl Settings {
                 })
                 .collect::<Result<_, _>>()?,
         };
+        let db_acquire_timeout = match get("DB_ACQUIRE_TIMEOUT_MS") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(ms) if (100..=60_000).contains(&ms) => Duration::from_millis(ms),
+                _ => {
+                    return Err(invalid(
+                        "DB_ACQUIRE_TIMEOUT_MS",
+                        format!("`{v}` is not a number of milliseconds between 100 and 60000"),
+                    ));
+                }
+            },
+            None => DEFAULT_DB_ACQUIRE_TIMEOUT,
+        };
         Ok(Settings {
             host,
             port,
@@ -273,6 +290,7 @@ impl Settings {
             shutdown_timeout,
             sse_keep_alive,
             cors_allowed_origins,
+            db_acquire_timeout,
         })
     }
 }
@@ -297,6 +315,7 @@ mod tests {
         assert_eq!(s.database, Database::Sqlite(DEFAULT_SQLITE_PATH.into()));
         assert_eq!(s.jwt_secret, None);
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
+        assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
     }
 
     #[test]
@@ -313,6 +332,8 @@ mod tests {
             ("PATH_PREFIX", "/ca rds"),
             ("SHUTDOWN_TIMEOUT", "-1"),
             ("SSE_KEEP_ALIVE", "0"),
+            ("DB_ACQUIRE_TIMEOUT_MS", "50"),
+            ("DB_ACQUIRE_TIMEOUT_MS", "2s"),
             ("CORS_ALLOWED_ORIGINS", "app.example"),
             ("CORS_ALLOWED_ORIGINS", "https://app.example/path"),
         ] {

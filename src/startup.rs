@@ -95,7 +95,7 @@ fn cors(origins: &[String]) -> Cors {
 impl Application {
     /// Connects the database, applies migrations and binds the listener.
     pub async fn build(settings: &Settings) -> Result<Application, StartError> {
-        let store = Store::connect(&settings.database).await?;
+        let store = Store::connect(&settings.database, settings.db_acquire_timeout).await?;
         let secret = match &settings.jwt_secret {
             Some(secret) => secret.clone(),
             None => {

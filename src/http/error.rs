@@ -9,6 +9,9 @@ use utoipa::ToSchema;
 
 use crate::auth::TokenError;
 
+/// The `Retry-After` of a 503 `database_unavailable`, in seconds.
+pub const RETRY_AFTER_SECONDS: u64 = 1;
+
 /// An RFC 9457 problem, as every error answer carries it.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({
@@ -92,6 +95,10 @@ pub enum ApiError {
     /// The body is larger than the limit (413).
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
+    /// The database is away: no connection within the configured wait, or
+    /// one broke (503, with `Retry-After`). The detail is logged, never sent.
+    #[error("database unavailable: {0}")]
+    DatabaseUnavailable(String),
     /// Anything unexpected (500). The detail is logged, never sent.
     #[error("internal error: {0}")]
     Internal(String),
@@ -99,7 +106,11 @@ pub enum ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
-        ApiError::Internal(format!("database: {error}"))
+        if crate::store::unavailable(&error) {
+            ApiError::DatabaseUnavailable(error.to_string())
+        } else {
+            ApiError::Internal(format!("database: {error}"))
+        }
     }
 }
 
@@ -122,6 +133,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => "idempotency_mismatch",
             ApiError::MoveRefused { code, .. } => code,
             ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::DatabaseUnavailable(_) => "database_unavailable",
             ApiError::Internal(_) => "internal_error",
         }
     }
@@ -138,6 +150,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => "Idempotency key reused",
             ApiError::MoveRefused { .. } => "Move refused",
             ApiError::PayloadTooLarge(_) => "Request body too large",
+            ApiError::DatabaseUnavailable(_) => "Database unavailable",
             ApiError::Internal(_) => "Internal error",
         }
     }
@@ -148,6 +161,9 @@ impl ApiError {
             // The cause goes to the log (see `error_response`), never to the caller.
             ApiError::Internal(_) => {
                 "something went wrong on our side; nothing was changed".to_owned()
+            }
+            ApiError::DatabaseUnavailable(_) => {
+                "the database is unavailable; retry after the time in Retry-After".to_owned()
             }
             other => other.to_string(),
         };
@@ -178,6 +194,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -186,11 +203,17 @@ impl ResponseError for ApiError {
         if let ApiError::Internal(cause) = self {
             tracing::error!(%cause, "request failed");
         }
+        if let ApiError::DatabaseUnavailable(cause) = self {
+            tracing::warn!(%cause, "database unavailable");
+        }
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
+        if let ApiError::DatabaseUnavailable(_) = self {
+            response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS.to_string()));
+        }
         if let ApiError::Token(error) = self {
             let challenge = match error {
                 TokenError::Missing => "Bearer".to_owned(),

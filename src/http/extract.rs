@@ -38,7 +38,7 @@ impl FromRequest for AuthPlayer {
             match state.tokens.verify(&token?)? {
                 Identity::Player(id) => Ok(AuthPlayer { id }),
                 Identity::External { subject, name } => {
-                    let mut conn = state.store.pool().acquire().await?;
+                    let mut conn = state.store.acquire().await?;
                     let player = players::for_external_subject(&mut conn, &subject, &name).await?;
                     Ok(AuthPlayer { id: player.id })
                 }

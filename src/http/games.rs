@@ -183,7 +183,7 @@ pub async fn lobby(
     query: web::Query<LobbyQuery>,
 ) -> Result<web::Json<Page<GameSummary>>, ApiError> {
     let page = PageQuery::parse(query.cursor.as_deref(), query.limit)?;
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let kind = query.game.map(GameKind::as_str);
     let rows = games::lobby(&mut conn, kind, page.after, page.limit + 1).await?;
     Ok(web::Json(summaries(rows, page.limit)?))
@@ -290,7 +290,7 @@ pub async fn take_seat(
     body: Option<web::Json<TakeSeat>>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.map(web::Json::into_inner).unwrap_or_default();
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let player = seated_player(&mut conn, caller).await?;
     drop(conn);
     change_game(&state, &req, caller, *id, &body, None, |game| {
@@ -496,7 +496,7 @@ pub async fn game_events(
         Some(_) => return Err(ApiError::validation("limit: 1 to 500")),
     };
     let game = load(&state, *id).await?;
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let rows = events::list(&mut conn, *id, after, limit).await?;
     let next_after = rows.last().map_or(after, |r| r.seq);
     let events = rows

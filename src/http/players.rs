@@ -69,7 +69,7 @@ pub async fn create_player(
         )));
     }
     let id = Uuid::new_v4();
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     players::insert(&mut conn, id, name).await?;
     let (token, expires_at) = state.tokens.issue(id, Utc::now());
     Ok(HttpResponse::Created().json(CreatedPlayer {
@@ -90,7 +90,7 @@ pub async fn me(
     state: web::Data<AppState>,
     caller: AuthPlayer,
 ) -> Result<web::Json<Player>, ApiError> {
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let player = players::get(&mut conn, caller.id)
         .await?
         .ok_or(ApiError::Token(crate::auth::TokenError::Invalid))?;
@@ -123,7 +123,7 @@ pub async fn my_games(
     query: web::Query<MyGamesQuery>,
 ) -> Result<web::Json<Page<GameSummary>>, ApiError> {
     let page = PageQuery::parse(query.cursor.as_deref(), query.limit)?;
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let rows = games::of_player(&mut conn, caller.id, page.after, page.limit + 1).await?;
     Ok(web::Json(summaries(rows, page.limit)?))
 }

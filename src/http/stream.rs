@@ -18,7 +18,7 @@ use crate::store::games;
 
 /// The game as stored now.
 pub async fn load(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let row = games::load(&mut conn, state.store.backend(), id, false)
         .await?
         .ok_or_else(|| no_game(id))?;

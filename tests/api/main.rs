@@ -8,4 +8,5 @@ mod concurrency;
 mod input;
 mod klaverjassen;
 mod live;
+mod outage;
 mod potverteren;

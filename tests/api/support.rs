@@ -184,6 +184,7 @@ pub fn settings(database: Database) -> Settings {
         shutdown_timeout: Duration::from_secs(5),
         sse_keep_alive: Duration::from_secs(1),
         cors_allowed_origins: vec!["https://app.example".into()],
+        db_acquire_timeout: Duration::from_secs(2),
     }
 }
 
