@@ -15,7 +15,6 @@ use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::auth::{Tokens, generate_secret};
 use crate::config::Settings;
-use crate::http::error::ApiError;
 use crate::http::metrics::{Metrics, RequestMetrics};
 use crate::http::proxy::{RequestSpan, TrustedProxies};
 use crate::http::{self, AppState, extract};
@@ -157,9 +156,7 @@ impl Application {
             app.wrap(Condition::new(!origins.is_empty(), cors(&origins)))
                 .wrap(RequestMetrics)
                 .wrap(TracingLogger::<RequestSpan>::new())
-                .default_service(web::to(|| async {
-                    Err::<HttpResponse, _>(ApiError::NotFound("no such route".into()))
-                }))
+                .default_service(web::to(http::fallback::no_route))
         })
         // One worker: the database pool's connections belong to the runtime
         // that opened them, and with several workers one stopping first at

@@ -92,6 +92,10 @@ pub enum ApiError {
         /// The caller's legal moves now.
         legal_moves: serde_json::Value,
     },
+    /// The path is ours but not with this method (405); lists the methods
+    /// it answers, for `Allow`.
+    #[error("this path answers {0} only")]
+    MethodNotAllowed(String),
     /// The body is larger than the limit (413).
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
@@ -132,6 +136,7 @@ impl ApiError {
             ApiError::PreconditionFailed(_) => "version_conflict",
             ApiError::IdempotencyMismatch => "idempotency_mismatch",
             ApiError::MoveRefused { code, .. } => code,
+            ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::DatabaseUnavailable(_) => "database_unavailable",
             ApiError::Internal(_) => "internal_error",
@@ -149,6 +154,7 @@ impl ApiError {
             ApiError::PreconditionFailed(_) => "Precondition failed",
             ApiError::IdempotencyMismatch => "Idempotency key reused",
             ApiError::MoveRefused { .. } => "Move refused",
+            ApiError::MethodNotAllowed(_) => "Method not allowed",
             ApiError::PayloadTooLarge(_) => "Request body too large",
             ApiError::DatabaseUnavailable(_) => "Database unavailable",
             ApiError::Internal(_) => "Internal error",
@@ -193,6 +199,7 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -211,6 +218,11 @@ impl ResponseError for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
+        if let ApiError::MethodNotAllowed(allow) = self
+            && let Ok(value) = HeaderValue::from_str(allow)
+        {
+            response.insert_header((header::ALLOW, value));
+        }
         if let ApiError::DatabaseUnavailable(_) = self {
             response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS.to_string()));
         }

@@ -60,6 +60,33 @@ fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
     Ok(token.trim().to_owned())
 }
 
+/// A JSON body that may be left out. No body at all is `None`; a body that
+/// is there is read as [`web::Json`] reads it, so malformed JSON, unknown
+/// fields and values out of range (`{"seat": -1}`) are refused, never
+/// mistaken for an absent body.
+#[derive(Debug)]
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: serde::de::DeserializeOwned + 'static> FromRequest for OptionalJson<T> {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let headers = req.headers();
+        let chunked = headers.contains_key(header::TRANSFER_ENCODING);
+        let length = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        if !chunked && length == 0 {
+            return Box::pin(async { Ok(OptionalJson(None)) });
+        }
+        let json = web::Json::<T>::from_request(req, payload);
+        Box::pin(async move { Ok(OptionalJson(Some(json.await?.into_inner()))) })
+    }
+}
+
 /// JSON bodies: a size limit, and problems instead of actix's plain-text errors.
 pub fn json_config() -> web::JsonConfig {
     web::JsonConfig::default()

@@ -12,7 +12,7 @@ use super::change::{
     replay, request_hash, seated_player, view_json,
 };
 use super::error::{ApiError, Problem};
-use super::extract::AuthPlayer;
+use super::extract::{AuthPlayer, OptionalJson};
 use super::record::{game_from_row, game_to_row};
 use super::stream::{load, wait_past};
 use crate::game::events as event_log;
@@ -287,9 +287,9 @@ pub async fn take_seat(
     req: HttpRequest,
     caller: AuthPlayer,
     id: web::Path<Uuid>,
-    body: Option<web::Json<TakeSeat>>,
+    body: OptionalJson<TakeSeat>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.map(web::Json::into_inner).unwrap_or_default();
+    let body = body.0.unwrap_or_default();
     let mut conn = state.store.acquire().await?;
     let player = seated_player(&mut conn, caller).await?;
     drop(conn);
@@ -315,6 +315,8 @@ pub async fn take_seat(
         (status = 403, description = "`not_seated`, or the host (who cannot leave)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_started`", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An invalid `Idempotency-Key`, or one first used with another request", body = Problem, content_type = "application/problem+json"),
     ))]
 #[delete("/games/{id}/seats/me")]
 pub async fn leave_seat(

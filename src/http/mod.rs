@@ -4,6 +4,7 @@
 pub mod change;
 pub mod error;
 pub mod extract;
+pub mod fallback;
 pub mod games;
 pub mod health;
 pub mod metrics;
