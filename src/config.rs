@@ -77,6 +77,9 @@ pub struct Settings {
     /// How long a request waits for a database connection, opening one
     /// included, before it answers 503 (`DB_ACQUIRE_TIMEOUT_MS`, default 2 s).
     pub db_acquire_timeout: Duration,
+    /// How long a request body may take to arrive after its headers
+    /// (`REQUEST_BODY_TIMEOUT`, seconds, default 10); then 408.
+    pub request_body_timeout: Duration,
 }
 
 /// The default embedded database file.
@@ -87,6 +90,8 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The default wait for a database connection before a 503.
 pub const DEFAULT_DB_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The default time a request body may take to arrive.
+pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -278,6 +283,18 @@ impl Settings {
             },
             None => DEFAULT_DB_ACQUIRE_TIMEOUT,
         };
+        let request_body_timeout = match get("REQUEST_BODY_TIMEOUT") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(secs) if (1..=300).contains(&secs) => Duration::from_secs(secs),
+                _ => {
+                    return Err(invalid(
+                        "REQUEST_BODY_TIMEOUT",
+                        format!("`{v}` is not a number of seconds between 1 and 300"),
+                    ));
+                }
+            },
+            None => DEFAULT_REQUEST_BODY_TIMEOUT,
+        };
         Ok(Settings {
             host,
             port,
@@ -291,6 +308,7 @@ impl Settings {
             sse_keep_alive,
             cors_allowed_origins,
             db_acquire_timeout,
+            request_body_timeout,
         })
     }
 }
@@ -334,6 +352,7 @@ mod tests {
             ("SSE_KEEP_ALIVE", "0"),
             ("DB_ACQUIRE_TIMEOUT_MS", "50"),
             ("DB_ACQUIRE_TIMEOUT_MS", "2s"),
+            ("REQUEST_BODY_TIMEOUT", "0"),
             ("CORS_ALLOWED_ORIGINS", "app.example"),
             ("CORS_ALLOWED_ORIGINS", "https://app.example/path"),
         ] {

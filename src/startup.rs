@@ -7,7 +7,7 @@ use std::sync::Arc;
 use actix_cors::Cors;
 
 use actix_web::dev::Server;
-use actix_web::middleware::Condition;
+use actix_web::middleware::{Condition, from_fn};
 use actix_web::{App, HttpResponse, HttpServer, web};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::{AppExt, scope};
@@ -17,6 +17,7 @@ use crate::auth::{Tokens, generate_secret};
 use crate::config::Settings;
 use crate::http::metrics::{Metrics, RequestMetrics};
 use crate::http::proxy::{RequestSpan, TrustedProxies};
+use crate::http::timeout::{BodyTimeout, body_deadline};
 use crate::http::{self, AppState, extract};
 use crate::notify::Notifier;
 use crate::store::{Store, listen, settings};
@@ -128,6 +129,7 @@ impl Application {
         let prefix = settings.path_prefix.clone();
         let spec = http::openapi_served_at(&prefix);
         let proxies = web::Data::new(TrustedProxies(settings.trusted_proxies.clone()));
+        let body_timeout = web::Data::new(BodyTimeout(settings.request_body_timeout));
         let server = HttpServer::new(move || {
             let spec = spec.clone();
             let spec_url = format!("{prefix}/openapi.json");
@@ -148,12 +150,14 @@ impl Application {
                 .into_utoipa_app()
                 .app_data(state.clone())
                 .app_data(proxies.clone())
+                .app_data(body_timeout.clone())
                 .app_data(extract::json_config())
                 .app_data(extract::path_config())
                 .app_data(extract::query_config())
                 .service(api)
                 .split_for_parts();
-            app.wrap(Condition::new(!origins.is_empty(), cors(&origins)))
+            app.wrap(from_fn(body_deadline))
+                .wrap(Condition::new(!origins.is_empty(), cors(&origins)))
                 .wrap(RequestMetrics)
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .default_service(web::to(http::fallback::no_route))

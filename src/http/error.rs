@@ -96,6 +96,9 @@ pub enum ApiError {
     /// it answers, for `Allow`.
     #[error("this path answers {0} only")]
     MethodNotAllowed(String),
+    /// The body did not arrive in time (408); the connection is closed.
+    #[error("{0}")]
+    RequestTimeout(String),
     /// The body is larger than the limit (413).
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
@@ -137,6 +140,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => "idempotency_mismatch",
             ApiError::MoveRefused { code, .. } => code,
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::RequestTimeout(_) => "request_timeout",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::DatabaseUnavailable(_) => "database_unavailable",
             ApiError::Internal(_) => "internal_error",
@@ -155,6 +159,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => "Idempotency key reused",
             ApiError::MoveRefused { .. } => "Move refused",
             ApiError::MethodNotAllowed(_) => "Method not allowed",
+            ApiError::RequestTimeout(_) => "Request body too slow",
             ApiError::PayloadTooLarge(_) => "Request body too large",
             ApiError::DatabaseUnavailable(_) => "Database unavailable",
             ApiError::Internal(_) => "Internal error",
@@ -200,6 +205,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -218,6 +224,9 @@ impl ResponseError for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
+        if let ApiError::RequestTimeout(_) = self {
+            response.insert_header((header::CONNECTION, HeaderValue::from_static("close")));
+        }
         if let ApiError::MethodNotAllowed(allow) = self
             && let Ok(value) = HeaderValue::from_str(allow)
         {

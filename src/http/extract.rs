@@ -103,6 +103,11 @@ fn json_error(error: JsonPayloadError) -> ApiError {
             code: "unsupported_media_type",
             detail: "send the body as `Content-Type: application/json`".into(),
         },
+        JsonPayloadError::Payload(actix_web::error::PayloadError::Io(error))
+            if error.kind() == std::io::ErrorKind::TimedOut =>
+        {
+            ApiError::RequestTimeout(error.to_string())
+        }
         JsonPayloadError::Deserialize(error) if error.is_data() => {
             ApiError::validation(error.to_string())
         }

@@ -12,6 +12,7 @@ pub mod players;
 pub mod proxy;
 pub mod record;
 pub mod stream;
+pub mod timeout;
 
 use actix_web::App;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};

@@ -280,7 +280,40 @@ async fn a_known_path_with_another_method_is_405_with_allow(db: Db) {
     }
 }
 
+async fn a_body_that_never_completes_is_408_and_the_connection_closed(db: Db) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.request_body_timeout = std::time::Duration::from_secs(1);
+    let app = TestApp::start(settings, dir).await;
+    let address = app.base.trim_start_matches("http://").to_owned();
+    let mut socket = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /v1/players HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"name\": \"Sl"
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    // The server answers and closes; the guard only keeps a broken server
+    // from hanging the test.
+    let mut answer = Vec::new();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        socket.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the server closes the connection")
+    .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"code\":\"request_timeout\""), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+}
+
 on_both_databases!(
+    a_body_that_never_completes_is_408_and_the_connection_closed,
     a_seat_out_of_range_is_422_and_seats_nobody,
     a_known_path_with_another_method_is_405_with_allow,
     bad_bodies_are_problems_and_change_nothing,

@@ -185,6 +185,7 @@ pub fn settings(database: Database) -> Settings {
         sse_keep_alive: Duration::from_secs(1),
         cors_allowed_origins: vec!["https://app.example".into()],
         db_acquire_timeout: Duration::from_secs(2),
+        request_body_timeout: Duration::from_secs(10),
     }
 }
 
