@@ -80,6 +80,63 @@ pub struct Settings {
     /// How long a request body may take to arrive after its headers
     /// (`REQUEST_BODY_TIMEOUT`, seconds, default 10); then 408.
     pub request_body_timeout: Duration,
+    /// Rate limits of this instance (`RATE_LIMIT_*`, `RATE_LIMITS=off`).
+    pub rate_limits: RateLimits,
+}
+
+/// A rate limit: `requests` per `per`, refilled evenly (GCRA), the whole
+/// allowance usable at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// Requests per window.
+    pub requests: std::num::NonZeroU32,
+    /// The window.
+    pub per: Duration,
+}
+
+/// The rate limits of one instance; `None` is no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateLimits {
+    /// `POST /v1/players` per client address (`RATE_LIMIT_SIGNUPS`, default 20/3600).
+    pub signups: Option<Limit>,
+    /// 401 answers per client address (`RATE_LIMIT_AUTH_FAILURES`, default 30/60).
+    pub auth_failures: Option<Limit>,
+    /// 404 answers under `/v1` per client address (`RATE_LIMIT_NOT_FOUND`, default 60/60).
+    pub not_found: Option<Limit>,
+    /// `GET`s under `/v1` per player, or per address without a valid
+    /// token; a stream or long poll counts once (`RATE_LIMIT_READS`, default 600/60).
+    pub reads: Option<Limit>,
+    /// Other methods under `/v1` per player (`RATE_LIMIT_WRITES`, default 120/60).
+    pub writes: Option<Limit>,
+}
+
+impl RateLimits {
+    /// No limits at all.
+    pub fn off() -> RateLimits {
+        RateLimits::default()
+    }
+}
+
+fn limit(requests: u32, seconds: u64) -> Option<Limit> {
+    Some(Limit {
+        requests: std::num::NonZeroU32::new(requests)?,
+        per: Duration::from_secs(seconds),
+    })
+}
+
+/// `N/SECONDS` or `off`.
+fn parse_limit(value: &str) -> Option<Option<Limit>> {
+    let value = value.trim();
+    if value == "off" {
+        return Some(None);
+    }
+    let (requests, seconds) = value.split_once('/')?;
+    let requests: u32 = requests.trim().parse().ok()?;
+    let seconds: u64 = seconds.trim().parse().ok()?;
+    if !(1..=86_400).contains(&seconds) || !(1..=1_000_000).contains(&requests) {
+        return None;
+    }
+    Some(limit(requests, seconds))
 }
 
 /// The default embedded database file.
@@ -295,6 +352,26 @@ impl Settings {
             },
             None => DEFAULT_REQUEST_BODY_TIMEOUT,
         };
+        let rate_limits = if get("RATE_LIMITS").is_some_and(|v| v.trim() == "off") {
+            RateLimits::off()
+        } else {
+            let read = |variable: &'static str, default: Option<Limit>| match get(variable) {
+                None => Ok(default),
+                Some(v) => parse_limit(&v).ok_or_else(|| {
+                    invalid(
+                        variable,
+                        format!("`{v}` is not `REQUESTS/SECONDS` (such as 60/60) or `off`"),
+                    )
+                }),
+            };
+            RateLimits {
+                signups: read("RATE_LIMIT_SIGNUPS", limit(20, 3600))?,
+                auth_failures: read("RATE_LIMIT_AUTH_FAILURES", limit(30, 60))?,
+                not_found: read("RATE_LIMIT_NOT_FOUND", limit(60, 60))?,
+                reads: read("RATE_LIMIT_READS", limit(600, 60))?,
+                writes: read("RATE_LIMIT_WRITES", limit(120, 60))?,
+            }
+        };
         Ok(Settings {
             host,
             port,
@@ -309,6 +386,7 @@ impl Settings {
             cors_allowed_origins,
             db_acquire_timeout,
             request_body_timeout,
+            rate_limits,
         })
     }
 }
@@ -353,6 +431,9 @@ mod tests {
             ("DB_ACQUIRE_TIMEOUT_MS", "50"),
             ("DB_ACQUIRE_TIMEOUT_MS", "2s"),
             ("REQUEST_BODY_TIMEOUT", "0"),
+            ("RATE_LIMIT_SIGNUPS", "10"),
+            ("RATE_LIMIT_READS", "0/60"),
+            ("RATE_LIMIT_WRITES", "10/0"),
             ("CORS_ALLOWED_ORIGINS", "app.example"),
             ("CORS_ALLOWED_ORIGINS", "https://app.example/path"),
         ] {
@@ -382,6 +463,16 @@ mod tests {
         assert_eq!(proxies, ["127.0.0.1/32", "10.0.0.0/8", "::1/128"]);
         assert_eq!(s.path_prefix, "/cards");
         assert_eq!(s.shutdown_timeout, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn rate_limits_are_read_as_requests_per_seconds_or_off() {
+        let s = settings(&[("RATE_LIMIT_SIGNUPS", "5/60"), ("RATE_LIMIT_READS", "off")]).unwrap();
+        assert_eq!(s.rate_limits.signups, limit(5, 60));
+        assert_eq!(s.rate_limits.reads, None);
+        assert_eq!(s.rate_limits.writes, limit(120, 60));
+        let off = settings(&[("RATE_LIMITS", "off")]).unwrap();
+        assert_eq!(off.rate_limits, RateLimits::off());
     }
 
     #[test]

@@ -15,6 +15,7 @@ use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::auth::{Tokens, generate_secret};
 use crate::config::Settings;
+use crate::http::limits::{Limiter, rate_limit};
 use crate::http::metrics::{Metrics, RequestMetrics};
 use crate::http::proxy::{RequestSpan, TrustedProxies};
 use crate::http::timeout::{BodyTimeout, body_deadline};
@@ -130,6 +131,7 @@ impl Application {
         let spec = http::openapi_served_at(&prefix);
         let proxies = web::Data::new(TrustedProxies(settings.trusted_proxies.clone()));
         let body_timeout = web::Data::new(BodyTimeout(settings.request_body_timeout));
+        let limiter = web::Data::new(Limiter::new(&settings.rate_limits));
         let server = HttpServer::new(move || {
             let spec = spec.clone();
             let spec_url = format!("{prefix}/openapi.json");
@@ -151,12 +153,14 @@ impl Application {
                 .app_data(state.clone())
                 .app_data(proxies.clone())
                 .app_data(body_timeout.clone())
+                .app_data(limiter.clone())
                 .app_data(extract::json_config())
                 .app_data(extract::path_config())
                 .app_data(extract::query_config())
                 .service(api)
                 .split_for_parts();
             app.wrap(from_fn(body_deadline))
+                .wrap(from_fn(rate_limit))
                 .wrap(Condition::new(!origins.is_empty(), cors(&origins)))
                 .wrap(RequestMetrics)
                 .wrap(TracingLogger::<RequestSpan>::new())

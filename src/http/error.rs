@@ -96,6 +96,18 @@ pub enum ApiError {
     /// it answers, for `Allow`.
     #[error("this path answers {0} only")]
     MethodNotAllowed(String),
+    /// Too many requests of one kind from one client (429).
+    #[error("too many requests ({policy}: {quota} per {window} s); retry after {retry_after} s")]
+    RateLimited {
+        /// The limit's name (`signups`, `auth_failures`, `not_found`, `reads`, `writes`).
+        policy: &'static str,
+        /// Requests allowed per window.
+        quota: u32,
+        /// The window, in seconds.
+        window: u64,
+        /// Seconds until the next request is allowed.
+        retry_after: u64,
+    },
     /// The body did not arrive in time (408); the connection is closed.
     #[error("{0}")]
     RequestTimeout(String),
@@ -141,6 +153,7 @@ impl ApiError {
             ApiError::MoveRefused { code, .. } => code,
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::RequestTimeout(_) => "request_timeout",
+            ApiError::RateLimited { .. } => "rate_limited",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::DatabaseUnavailable(_) => "database_unavailable",
             ApiError::Internal(_) => "internal_error",
@@ -160,6 +173,7 @@ impl ApiError {
             ApiError::MoveRefused { .. } => "Move refused",
             ApiError::MethodNotAllowed(_) => "Method not allowed",
             ApiError::RequestTimeout(_) => "Request body too slow",
+            ApiError::RateLimited { .. } => "Too many requests",
             ApiError::PayloadTooLarge(_) => "Request body too large",
             ApiError::DatabaseUnavailable(_) => "Database unavailable",
             ApiError::Internal(_) => "Internal error",
@@ -206,6 +220,7 @@ impl ResponseError for ApiError {
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -224,6 +239,18 @@ impl ResponseError for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
+        if let ApiError::RateLimited {
+            policy,
+            quota,
+            window,
+            retry_after,
+        } = self
+        {
+            let (policy, state) = super::limits::headers(policy, *quota, *window, *retry_after);
+            response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
+            response.insert_header(("RateLimit-Policy", policy));
+            response.insert_header(("RateLimit", state));
+        }
         if let ApiError::RequestTimeout(_) = self {
             response.insert_header((header::CONNECTION, HeaderValue::from_static("close")));
         }

@@ -7,6 +7,7 @@ pub mod extract;
 pub mod fallback;
 pub mod games;
 pub mod health;
+pub mod limits;
 pub mod metrics;
 pub mod players;
 pub mod proxy;

@@ -7,6 +7,7 @@ mod auth;
 mod concurrency;
 mod input;
 mod klaverjassen;
+mod limits;
 mod live;
 mod outage;
 mod potverteren;

@@ -186,6 +186,9 @@ pub fn settings(database: Database) -> Settings {
         cors_allowed_origins: vec!["https://app.example".into()],
         db_acquire_timeout: Duration::from_secs(2),
         request_body_timeout: Duration::from_secs(10),
+        // The suites make many requests from one address; the limits have
+        // tests of their own (tests/api/limits.rs).
+        rate_limits: kaarttafel::config::RateLimits::off(),
     }
 }
 
