@@ -19,8 +19,13 @@ pub const NAME_MAX: usize = 40;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
-    /// The name others see: 1 to 40 characters, not blank.
-    #[schema(example = "Anneke")]
+    /// The name others see: 1 to 40 characters, not blank, no control characters.
+    #[schema(
+        example = "Anneke",
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub name: String,
 }
 
@@ -107,6 +112,7 @@ pub struct MyGamesQuery {
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// Page size, 1..100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
 }
 

@@ -103,7 +103,7 @@ impl Stream {
 /// event ends it when the server stops.
 #[utoipa::path(tag = "games", security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The game"),
-           ("Last-Event-ID" = Option<i64>, Header, description = "The last version seen: resume after it")),
+           ("Last-Event-ID" = Option<i64>, Header, description = "The last version seen: resume after it", minimum = 0)),
     responses(
         (status = 200, description = "`text/event-stream`: `id: <version>`, `event: view`, `data: <the caller's view, as GET /v1/games/{id}>`",
             content_type = "text/event-stream", body = String),
