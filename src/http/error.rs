@@ -32,7 +32,7 @@ pub struct Problem {
     pub status: u16,
     /// What went wrong with this request.
     pub detail: String,
-    /// A stable, machine-readable code (see the README's error table).
+    /// A stable, machine-readable code (listed in docs/api.md, "Errors").
     pub code: String,
     /// For a refused move: the moves the caller may make now.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,6 +111,9 @@ pub enum ApiError {
     /// The body did not arrive in time (408); the connection is closed.
     #[error("{0}")]
     RequestTimeout(String),
+    /// A body that is not sent as `application/json` (415).
+    #[error("send the body as `Content-Type: application/json`")]
+    UnsupportedMediaType,
     /// The body is larger than the limit (413).
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
@@ -156,6 +159,7 @@ impl ApiError {
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::DatabaseUnavailable(_) => "database_unavailable",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::Internal(_) => "internal_error",
         }
     }
@@ -176,6 +180,7 @@ impl ApiError {
             ApiError::RateLimited { .. } => "Too many requests",
             ApiError::PayloadTooLarge(_) => "Request body too large",
             ApiError::DatabaseUnavailable(_) => "Database unavailable",
+            ApiError::UnsupportedMediaType => "Unsupported media type",
             ApiError::Internal(_) => "Internal error",
         }
     }
@@ -223,6 +228,7 @@ impl ResponseError for ApiError {
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -201,7 +201,7 @@ pub async fn rate_limit(
             .and_then(|v| v.split_once(' '))
             .and_then(|(_, token)| state.as_ref()?.tokens.verify(token.trim()).ok())
             .and_then(|identity| match identity {
-                Identity::Player(id) => Some(Key::Player(id)),
+                Identity::Player { id, .. } => Some(Key::Player(id)),
                 Identity::External { .. } => None,
             })
             .unwrap_or(Key::Address(address));

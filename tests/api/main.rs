@@ -4,10 +4,14 @@
 mod support;
 
 mod auth;
+mod available;
 mod concurrency;
+mod first_hour;
+mod first_start;
 mod input;
 mod klaverjassen;
 mod limits;
 mod live;
 mod outage;
 mod potverteren;
+mod readme;

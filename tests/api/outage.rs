@@ -79,8 +79,8 @@ impl Relay {
 /// A Postgres test app that reaches its database through a relay, waiting
 /// at most 500 ms for a connection.
 async fn app_behind_relay() -> Option<(TestApp, Arc<Relay>)> {
-    crate::support::postgres_url()?;
-    let Database::Postgres(url) = fresh_database(Db::Postgres).await.0 else {
+    crate::support::postgres_url().ok()?;
+    let (Database::Postgres(url), scratch) = fresh_database(Db::Postgres).await else {
         unreachable!()
     };
     let url = url.expose().to_owned();
@@ -90,7 +90,7 @@ async fn app_behind_relay() -> Option<(TestApp, Arc<Relay>)> {
     let relayed = format!("{scheme_user}@127.0.0.1:{}/{database}", relay.port);
     let mut settings = settings(Database::Postgres(Secret::new(relayed)));
     settings.db_acquire_timeout = Duration::from_millis(500);
-    Some((TestApp::start(settings, None).await, relay))
+    Some((TestApp::start(settings, scratch).await, relay))
 }
 
 async fn raw(app: &TestApp, method: Method, path: &str, token: &str) -> reqwest::Response {
