@@ -69,7 +69,7 @@ fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
     Ok(token.trim().to_owned())
 }
 
-/// A JSON body that may be left out. No body at all is `None`; a body that
+/// A JSON body that may be left out. No body at all (or `null`) is `None`; a body that
 /// is there is read as [`web::Json`] reads it, so malformed JSON, unknown
 /// fields and values out of range (`{"seat": -1}`) are refused, never
 /// mistaken for an absent body.
@@ -91,8 +91,9 @@ impl<T: serde::de::DeserializeOwned + 'static> FromRequest for OptionalJson<T> {
         if !chunked && length == 0 {
             return Box::pin(async { Ok(OptionalJson(None)) });
         }
-        let json = web::Json::<T>::from_request(req, payload);
-        Box::pin(async move { Ok(OptionalJson(Some(json.await?.into_inner()))) })
+        // A JSON `null` is no body too, as the document's nullable schema says.
+        let json = web::Json::<Option<T>>::from_request(req, payload);
+        Box::pin(async move { Ok(OptionalJson(json.await?.into_inner())) })
     }
 }
 

@@ -254,6 +254,17 @@ async fn a_seat_out_of_range_is_422_and_seats_nobody(db: Db) {
         .send(Method::POST, &seats, Some(&guest.token), None)
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    // And so does a JSON null, as the nullable body schema allows.
+    let third = app.player("Third").await;
+    let answer = app
+        .send(
+            Method::POST,
+            &seats,
+            Some(&third.token),
+            Some(serde_json::Value::Null),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
 }
 
 async fn a_known_path_with_another_method_is_405_with_allow(db: Db) {
