@@ -92,6 +92,9 @@ impl Tokens {
                 let mut validation = Validation::new(algorithm);
                 validation.set_issuer(&[&provider.issuer]);
                 validation.set_audience(&[&provider.audience]);
+                // Without this a token that leaves `aud` or `iss` out passes:
+                // jsonwebtoken only checks the claims that are present.
+                validation.set_required_spec_claims(&["exp", "sub", "iss", "aud"]);
                 validation.leeway = 5;
                 Ok::<_, jsonwebtoken::errors::Error>((key, validation))
             })
@@ -132,6 +135,7 @@ impl Tokens {
         if header.alg == Algorithm::HS256 {
             let mut validation = Validation::new(Algorithm::HS256);
             validation.set_issuer(&[ISSUER]);
+            validation.set_required_spec_claims(&["exp", "sub", "iss"]);
             validation.leeway = 5;
             let claims = decode::<Claims>(token, &self.decoding, &validation)
                 .map_err(classify)?

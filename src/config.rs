@@ -76,6 +76,69 @@ pub struct Settings {
     pub cors_allowed_origins: Vec<String>,
     /// HTTP worker threads (`WORKERS`, default the available parallelism).
     pub workers: usize,
+    /// How long a request waits for a database connection, opening one
+    /// included, before it answers 503 (`DB_ACQUIRE_TIMEOUT_MS`, default 2 s).
+    pub db_acquire_timeout: Duration,
+    /// How long a request body may take to arrive after its headers
+    /// (`REQUEST_BODY_TIMEOUT`, seconds, default 10); then 408.
+    pub request_body_timeout: Duration,
+    /// Rate limits of this instance (`RATE_LIMIT_*`, `RATE_LIMITS=off`).
+    pub rate_limits: RateLimits,
+}
+
+/// A rate limit: `requests` per `per`, refilled evenly (GCRA), the whole
+/// allowance usable at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// Requests per window.
+    pub requests: std::num::NonZeroU32,
+    /// The window.
+    pub per: Duration,
+}
+
+/// The rate limits of one instance; `None` is no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateLimits {
+    /// `POST /v1/players` per client address (`RATE_LIMIT_SIGNUPS`, default 20/3600).
+    pub signups: Option<Limit>,
+    /// 401 answers per client address (`RATE_LIMIT_AUTH_FAILURES`, default 30/60).
+    pub auth_failures: Option<Limit>,
+    /// 404 answers under `/v1` per client address (`RATE_LIMIT_NOT_FOUND`, default 60/60).
+    pub not_found: Option<Limit>,
+    /// `GET`s under `/v1` per player, or per address without a valid
+    /// token; a stream or long poll counts once (`RATE_LIMIT_READS`, default 600/60).
+    pub reads: Option<Limit>,
+    /// Other methods under `/v1` per player (`RATE_LIMIT_WRITES`, default 120/60).
+    pub writes: Option<Limit>,
+}
+
+impl RateLimits {
+    /// No limits at all.
+    pub fn off() -> RateLimits {
+        RateLimits::default()
+    }
+}
+
+fn limit(requests: u32, seconds: u64) -> Option<Limit> {
+    Some(Limit {
+        requests: std::num::NonZeroU32::new(requests)?,
+        per: Duration::from_secs(seconds),
+    })
+}
+
+/// `N/SECONDS` or `off`.
+fn parse_limit(value: &str) -> Option<Option<Limit>> {
+    let value = value.trim();
+    if value == "off" {
+        return Some(None);
+    }
+    let (requests, seconds) = value.split_once('/')?;
+    let requests: u32 = requests.trim().parse().ok()?;
+    let seconds: u64 = seconds.trim().parse().ok()?;
+    if !(1..=86_400).contains(&seconds) || !(1..=1_000_000).contains(&requests) {
+        return None;
+    }
+    Some(limit(requests, seconds))
 }
 
 /// The default embedded database file.
@@ -84,6 +147,10 @@ pub const DEFAULT_SQLITE_PATH: &str = "kaarttafel.db";
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default interval of keep-alive comments on an idle event stream.
 pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The default wait for a database connection before a 503.
+pub const DEFAULT_DB_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The default time a request body may take to arrive.
+pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -275,6 +342,50 @@ impl Settings {
             },
             None => default_workers(),
         };
+        let db_acquire_timeout = match get("DB_ACQUIRE_TIMEOUT_MS") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(ms) if (100..=60_000).contains(&ms) => Duration::from_millis(ms),
+                _ => {
+                    return Err(invalid(
+                        "DB_ACQUIRE_TIMEOUT_MS",
+                        format!("`{v}` is not a number of milliseconds between 100 and 60000"),
+                    ));
+                }
+            },
+            None => DEFAULT_DB_ACQUIRE_TIMEOUT,
+        };
+        let request_body_timeout = match get("REQUEST_BODY_TIMEOUT") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(secs) if (1..=300).contains(&secs) => Duration::from_secs(secs),
+                _ => {
+                    return Err(invalid(
+                        "REQUEST_BODY_TIMEOUT",
+                        format!("`{v}` is not a number of seconds between 1 and 300"),
+                    ));
+                }
+            },
+            None => DEFAULT_REQUEST_BODY_TIMEOUT,
+        };
+        let rate_limits = if get("RATE_LIMITS").is_some_and(|v| v.trim() == "off") {
+            RateLimits::off()
+        } else {
+            let read = |variable: &'static str, default: Option<Limit>| match get(variable) {
+                None => Ok(default),
+                Some(v) => parse_limit(&v).ok_or_else(|| {
+                    invalid(
+                        variable,
+                        format!("`{v}` is not `REQUESTS/SECONDS` (such as 60/60) or `off`"),
+                    )
+                }),
+            };
+            RateLimits {
+                signups: read("RATE_LIMIT_SIGNUPS", limit(20, 3600))?,
+                auth_failures: read("RATE_LIMIT_AUTH_FAILURES", limit(30, 60))?,
+                not_found: read("RATE_LIMIT_NOT_FOUND", limit(60, 60))?,
+                reads: read("RATE_LIMIT_READS", limit(600, 60))?,
+                writes: read("RATE_LIMIT_WRITES", limit(120, 60))?,
+            }
+        };
         Ok(Settings {
             host,
             port,
@@ -288,6 +399,9 @@ impl Settings {
             sse_keep_alive,
             cors_allowed_origins,
             workers,
+            db_acquire_timeout,
+            request_body_timeout,
+            rate_limits,
         })
     }
 }
@@ -317,6 +431,7 @@ mod tests {
         assert_eq!(s.database, Database::Sqlite(DEFAULT_SQLITE_PATH.into()));
         assert_eq!(s.jwt_secret, None);
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
+        assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
     }
 
     #[test]
@@ -344,6 +459,12 @@ mod tests {
             ("PATH_PREFIX", "/ca rds"),
             ("SHUTDOWN_TIMEOUT", "-1"),
             ("SSE_KEEP_ALIVE", "0"),
+            ("DB_ACQUIRE_TIMEOUT_MS", "50"),
+            ("DB_ACQUIRE_TIMEOUT_MS", "2s"),
+            ("REQUEST_BODY_TIMEOUT", "0"),
+            ("RATE_LIMIT_SIGNUPS", "10"),
+            ("RATE_LIMIT_READS", "0/60"),
+            ("RATE_LIMIT_WRITES", "10/0"),
             ("CORS_ALLOWED_ORIGINS", "app.example"),
             ("CORS_ALLOWED_ORIGINS", "https://app.example/path"),
         ] {
@@ -373,6 +494,16 @@ mod tests {
         assert_eq!(proxies, ["127.0.0.1/32", "10.0.0.0/8", "::1/128"]);
         assert_eq!(s.path_prefix, "/cards");
         assert_eq!(s.shutdown_timeout, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn rate_limits_are_read_as_requests_per_seconds_or_off() {
+        let s = settings(&[("RATE_LIMIT_SIGNUPS", "5/60"), ("RATE_LIMIT_READS", "off")]).unwrap();
+        assert_eq!(s.rate_limits.signups, limit(5, 60));
+        assert_eq!(s.rate_limits.reads, None);
+        assert_eq!(s.rate_limits.writes, limit(120, 60));
+        let off = settings(&[("RATE_LIMITS", "off")]).unwrap();
+        assert_eq!(off.rate_limits, RateLimits::off());
     }
 
     #[test]

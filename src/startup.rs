@@ -7,7 +7,7 @@ use std::sync::Arc;
 use actix_cors::Cors;
 
 use actix_web::dev::Server;
-use actix_web::middleware::Condition;
+use actix_web::middleware::{Condition, from_fn};
 use actix_web::{App, HttpResponse, HttpServer, web};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::{AppExt, scope};
@@ -15,9 +15,10 @@ use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::auth::{Tokens, generate_secret};
 use crate::config::Settings;
-use crate::http::error::ApiError;
+use crate::http::limits::{Limiter, rate_limit};
 use crate::http::metrics::{Metrics, RequestMetrics};
 use crate::http::proxy::{RequestSpan, TrustedProxies};
+use crate::http::timeout::{BodyTimeout, body_deadline};
 use crate::http::{self, AppState, extract};
 use crate::notify::Notifier;
 use crate::store::{Store, listen, settings};
@@ -103,7 +104,7 @@ fn cors(origins: &[String]) -> Cors {
 impl Application {
     /// Connects the database, applies migrations and binds the listener.
     pub async fn build(settings: &Settings) -> Result<Application, StartError> {
-        let store = Store::connect(&settings.database).await?;
+        let store = Store::connect(&settings.database, settings.db_acquire_timeout).await?;
         let secret = match &settings.jwt_secret {
             Some(secret) => secret.clone(),
             None => {
@@ -142,6 +143,8 @@ impl Application {
         let prefix = settings.path_prefix.clone();
         let spec = http::openapi_served_at(&prefix);
         let proxies = web::Data::new(TrustedProxies(settings.trusted_proxies.clone()));
+        let body_timeout = web::Data::new(BodyTimeout(settings.request_body_timeout));
+        let limiter = web::Data::new(Limiter::new(&settings.rate_limits));
         let server = HttpServer::new(move || {
             let spec = spec.clone();
             let spec_url = format!("{prefix}/openapi.json");
@@ -174,17 +177,19 @@ impl Application {
                 .into_utoipa_app()
                 .app_data(state.clone())
                 .app_data(proxies.clone())
+                .app_data(body_timeout.clone())
+                .app_data(limiter.clone())
                 .app_data(extract::json_config())
                 .app_data(extract::path_config())
                 .app_data(extract::query_config())
                 .service(api)
                 .split_for_parts();
-            app.wrap(Condition::new(!origins.is_empty(), cors(&origins)))
+            app.wrap(from_fn(body_deadline))
+                .wrap(from_fn(rate_limit))
+                .wrap(Condition::new(!origins.is_empty(), cors(&origins)))
                 .wrap(RequestMetrics)
                 .wrap(TracingLogger::<RequestSpan>::new())
-                .default_service(web::to(|| async {
-                    Err::<HttpResponse, _>(ApiError::NotFound("no such route".into()))
-                }))
+                .default_service(web::to(http::fallback::no_route))
         })
         // Every worker shares the one pool. Its connections are opened on the
         // main runtime, which outlives the workers (see `Store::connect`), so

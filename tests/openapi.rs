@@ -98,3 +98,78 @@ fn hand_written_move_and_option_schemas_match_the_json_the_service_sends() {
         assert_eq!(keys(&schemas[name]["properties"]), keys(&options), "{name}");
     }
 }
+
+#[test]
+fn the_documents_limits_are_the_ones_the_server_enforces() {
+    let doc = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
+    let parameter = |path: &str, method: &str, name: &str| {
+        doc["paths"][path][method]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{method} {path} lacks {name}"))["schema"]
+            .clone()
+    };
+    for (path, method) in [
+        ("/v1/games", "post"),
+        ("/v1/games/{id}/seats", "post"),
+        ("/v1/games/{id}/seats/me", "delete"),
+        ("/v1/games/{id}/deal", "post"),
+        ("/v1/games/{id}/moves", "post"),
+    ] {
+        let key = parameter(path, method, "Idempotency-Key");
+        assert_eq!(
+            key["maxLength"],
+            kaarttafel::http::change::IDEMPOTENCY_KEY_MAX,
+            "{path}"
+        );
+        assert_eq!(key["minLength"], 1);
+    }
+    let timeout = parameter("/v1/games/{id}", "get", "timeout_s");
+    assert_eq!(
+        timeout["maximum"],
+        kaarttafel::http::games::LONG_POLL_MAX_SECONDS
+    );
+    assert_eq!(
+        parameter("/v1/games/{id}", "get", "wait_for_version")["minimum"],
+        0
+    );
+    assert_eq!(
+        parameter("/v1/games/{id}/events", "get", "after")["minimum"],
+        0
+    );
+    assert_eq!(
+        parameter("/v1/games/{id}/stream", "get", "Last-Event-ID")["minimum"],
+        0
+    );
+    let name = &doc["components"]["schemas"]["NewPlayer"]["properties"]["name"];
+    assert_eq!(name["maxLength"], kaarttafel::http::players::NAME_MAX);
+}
+
+#[test]
+fn every_api_operation_lists_the_rate_limit_and_database_answers() {
+    let doc = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        if !path.starts_with("/v1/") {
+            continue;
+        }
+        for (method, operation) in item.as_object().unwrap() {
+            let responses = operation["responses"].as_object().unwrap();
+            for status in ["429", "503"] {
+                assert!(
+                    responses.contains_key(status),
+                    "{method} {path} lacks {status}"
+                );
+            }
+            if responses.contains_key("412") {
+                assert!(
+                    operation["parameters"]
+                        .as_array()
+                        .is_some_and(|ps| ps.iter().any(|p| p["name"] == "If-Match")),
+                    "{method} {path} answers 412 but takes no If-Match"
+                );
+            }
+        }
+    }
+}

@@ -9,6 +9,9 @@ use utoipa::ToSchema;
 
 use crate::auth::TokenError;
 
+/// The `Retry-After` of a 503 `database_unavailable`, in seconds.
+pub const RETRY_AFTER_SECONDS: u64 = 1;
+
 /// An RFC 9457 problem, as every error answer carries it.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({
@@ -89,12 +92,35 @@ pub enum ApiError {
         /// The caller's legal moves now.
         legal_moves: serde_json::Value,
     },
+    /// The path is ours but not with this method (405); lists the methods
+    /// it answers, for `Allow`.
+    #[error("this path answers {0} only")]
+    MethodNotAllowed(String),
+    /// Too many requests of one kind from one client (429).
+    #[error("too many requests ({policy}: {quota} per {window} s); retry after {retry_after} s")]
+    RateLimited {
+        /// The limit's name (`signups`, `auth_failures`, `not_found`, `reads`, `writes`).
+        policy: &'static str,
+        /// Requests allowed per window.
+        quota: u32,
+        /// The window, in seconds.
+        window: u64,
+        /// Seconds until the next request is allowed.
+        retry_after: u64,
+    },
+    /// The body did not arrive in time (408); the connection is closed.
+    #[error("{0}")]
+    RequestTimeout(String),
     /// A body that is not sent as `application/json` (415).
     #[error("send the body as `Content-Type: application/json`")]
     UnsupportedMediaType,
     /// The body is larger than the limit (413).
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
+    /// The database is away: no connection within the configured wait, or
+    /// one broke (503, with `Retry-After`). The detail is logged, never sent.
+    #[error("database unavailable: {0}")]
+    DatabaseUnavailable(String),
     /// Anything unexpected (500). The detail is logged, never sent.
     #[error("internal error: {0}")]
     Internal(String),
@@ -102,7 +128,11 @@ pub enum ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
-        ApiError::Internal(format!("database: {error}"))
+        if crate::store::unavailable(&error) {
+            ApiError::DatabaseUnavailable(error.to_string())
+        } else {
+            ApiError::Internal(format!("database: {error}"))
+        }
     }
 }
 
@@ -124,7 +154,11 @@ impl ApiError {
             ApiError::PreconditionFailed(_) => "version_conflict",
             ApiError::IdempotencyMismatch => "idempotency_mismatch",
             ApiError::MoveRefused { code, .. } => code,
+            ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::RequestTimeout(_) => "request_timeout",
+            ApiError::RateLimited { .. } => "rate_limited",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::DatabaseUnavailable(_) => "database_unavailable",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::Internal(_) => "internal_error",
         }
@@ -141,7 +175,11 @@ impl ApiError {
             ApiError::PreconditionFailed(_) => "Precondition failed",
             ApiError::IdempotencyMismatch => "Idempotency key reused",
             ApiError::MoveRefused { .. } => "Move refused",
+            ApiError::MethodNotAllowed(_) => "Method not allowed",
+            ApiError::RequestTimeout(_) => "Request body too slow",
+            ApiError::RateLimited { .. } => "Too many requests",
             ApiError::PayloadTooLarge(_) => "Request body too large",
+            ApiError::DatabaseUnavailable(_) => "Database unavailable",
             ApiError::UnsupportedMediaType => "Unsupported media type",
             ApiError::Internal(_) => "Internal error",
         }
@@ -153,6 +191,9 @@ impl ApiError {
             // The cause goes to the log (see `error_response`), never to the caller.
             ApiError::Internal(_) => {
                 "something went wrong on our side; nothing was changed".to_owned()
+            }
+            ApiError::DatabaseUnavailable(_) => {
+                "the database is unavailable; retry after the time in Retry-After".to_owned()
             }
             other => other.to_string(),
         };
@@ -182,7 +223,11 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -192,11 +237,37 @@ impl ResponseError for ApiError {
         if let ApiError::Internal(cause) = self {
             tracing::error!(%cause, "request failed");
         }
+        if let ApiError::DatabaseUnavailable(cause) = self {
+            tracing::warn!(%cause, "database unavailable");
+        }
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
+        if let ApiError::RateLimited {
+            policy,
+            quota,
+            window,
+            retry_after,
+        } = self
+        {
+            let (policy, state) = super::limits::headers(policy, *quota, *window, *retry_after);
+            response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
+            response.insert_header(("RateLimit-Policy", policy));
+            response.insert_header(("RateLimit", state));
+        }
+        if let ApiError::RequestTimeout(_) = self {
+            response.insert_header((header::CONNECTION, HeaderValue::from_static("close")));
+        }
+        if let ApiError::MethodNotAllowed(allow) = self
+            && let Ok(value) = HeaderValue::from_str(allow)
+        {
+            response.insert_header((header::ALLOW, value));
+        }
+        if let ApiError::DatabaseUnavailable(_) = self {
+            response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS.to_string()));
+        }
         if let ApiError::Token(error) = self {
             let challenge = match error {
                 TokenError::Missing => "Bearer".to_owned(),

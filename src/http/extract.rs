@@ -39,7 +39,7 @@ impl FromRequest for AuthPlayer {
                 Identity::Player { id, generation } => {
                     // One primary-key read per request makes sign-out
                     // immediate on every instance (docs/api.md, tokens).
-                    let mut conn = state.store.pool().acquire().await?;
+                    let mut conn = state.store.acquire().await?;
                     match players::token_generation(&mut conn, id).await? {
                         Some(current) if current == generation => Ok(AuthPlayer { id }),
                         Some(_) => Err(TokenError::SignedOut.into()),
@@ -47,7 +47,7 @@ impl FromRequest for AuthPlayer {
                     }
                 }
                 Identity::External { subject, name } => {
-                    let mut conn = state.store.pool().acquire().await?;
+                    let mut conn = state.store.acquire().await?;
                     let player = players::for_external_subject(&mut conn, &subject, &name).await?;
                     Ok(AuthPlayer { id: player.id })
                 }
@@ -69,6 +69,34 @@ fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
     Ok(token.trim().to_owned())
 }
 
+/// A JSON body that may be left out. No body at all (or `null`) is `None`; a body that
+/// is there is read as [`web::Json`] reads it, so malformed JSON, unknown
+/// fields and values out of range (`{"seat": -1}`) are refused, never
+/// mistaken for an absent body.
+#[derive(Debug)]
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: serde::de::DeserializeOwned + 'static> FromRequest for OptionalJson<T> {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let headers = req.headers();
+        let chunked = headers.contains_key(header::TRANSFER_ENCODING);
+        let length = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        if !chunked && length == 0 {
+            return Box::pin(async { Ok(OptionalJson(None)) });
+        }
+        // A JSON `null` is no body too, as the document's nullable schema says.
+        let json = web::Json::<Option<T>>::from_request(req, payload);
+        Box::pin(async move { Ok(OptionalJson(json.await?.into_inner())) })
+    }
+}
+
 /// JSON bodies: a size limit, and problems instead of actix's plain-text errors.
 pub fn json_config() -> web::JsonConfig {
     web::JsonConfig::default()
@@ -82,6 +110,11 @@ fn json_error(error: JsonPayloadError) -> ApiError {
             ApiError::PayloadTooLarge(BODY_LIMIT)
         }
         JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
+        JsonPayloadError::Payload(actix_web::error::PayloadError::Io(error))
+            if error.kind() == std::io::ErrorKind::TimedOut =>
+        {
+            ApiError::RequestTimeout(error.to_string())
+        }
         JsonPayloadError::Deserialize(error) if error.is_data() => {
             ApiError::validation(error.to_string())
         }

@@ -12,7 +12,7 @@ use super::change::{
     replay, request_hash, seated_player, view_json,
 };
 use super::error::{ApiError, Problem};
-use super::extract::AuthPlayer;
+use super::extract::{AuthPlayer, OptionalJson};
 use super::record::{game_from_row, game_to_row};
 use super::stream::{load, wait_past};
 use crate::game::events as event_log;
@@ -38,7 +38,7 @@ pub struct NewGame {
 
 /// Creates a table. The caller is its host and takes seat 0 (or `seat`).
 #[utoipa::path(tag = "games", security(("bearer" = [])), request_body = NewGame,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 201, description = "Created; `Location` names the game", body = GameView,
             headers(("Location" = String), ("ETag" = String))),
@@ -167,6 +167,7 @@ pub struct LobbyQuery {
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// Page size, 1..100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
 }
 
@@ -183,7 +184,7 @@ pub async fn lobby(
     query: web::Query<LobbyQuery>,
 ) -> Result<web::Json<Page<GameSummary>>, ApiError> {
     let page = PageQuery::parse(query.cursor.as_deref(), query.limit)?;
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let kind = query.game.map(GameKind::as_str);
     let rows = games::lobby(&mut conn, kind, page.after, page.limit + 1).await?;
     Ok(web::Json(summaries(rows, page.limit)?))
@@ -194,8 +195,10 @@ pub async fn lobby(
 #[serde(deny_unknown_fields)]
 pub struct GameQuery {
     /// Answer only once the game's version is past this one (or on timeout).
+    #[param(minimum = 0)]
     pub wait_for_version: Option<i64>,
     /// How long to wait, in seconds: 0..=60, default 30.
+    #[param(minimum = 0, maximum = 60)]
     pub timeout_s: Option<u64>,
 }
 
@@ -272,7 +275,7 @@ pub struct TakeSeat {
 /// Takes a seat. The game starts when every seat is taken.
 #[utoipa::path(tag = "games", security(("bearer" = [])), request_body(content = Option<TakeSeat>),
     params(("id" = Uuid, Path, description = "The game"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 200, description = "Seated; the caller's view", body = GameView, headers(("ETag" = String))),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
@@ -287,10 +290,10 @@ pub async fn take_seat(
     req: HttpRequest,
     caller: AuthPlayer,
     id: web::Path<Uuid>,
-    body: Option<web::Json<TakeSeat>>,
+    body: OptionalJson<TakeSeat>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.map(web::Json::into_inner).unwrap_or_default();
-    let mut conn = state.store.pool().acquire().await?;
+    let body = body.0.unwrap_or_default();
+    let mut conn = state.store.acquire().await?;
     let player = seated_player(&mut conn, caller).await?;
     drop(conn);
     change_game(&state, &req, caller, *id, &body, None, |game| {
@@ -308,13 +311,15 @@ pub async fn take_seat(
 /// Leaves the caller's seat before the game has started.
 #[utoipa::path(tag = "games", security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The game"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 200, description = "Left; the caller's (now spectator) view", body = GameView, headers(("ETag" = String))),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_seated`, or the host (who cannot leave)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_started`", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An invalid `Idempotency-Key`, or one first used with another request", body = Problem, content_type = "application/problem+json"),
     ))]
 #[delete("/games/{id}/seats/me")]
 pub async fn leave_seat(
@@ -339,7 +344,7 @@ pub async fn leave_seat(
 /// the move `{"type": "deal"}`.
 #[utoipa::path(tag = "games", security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The game"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 200, description = "Dealt; the caller's view", body = GameView, headers(("ETag" = String))),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
@@ -378,7 +383,7 @@ pub struct MoveRequest {
 /// Makes a move.
 #[utoipa::path(tag = "games", security(("bearer" = [])), request_body = MoveRequest,
     params(("id" = Uuid, Path, description = "The game"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$"),
            ("If-Match" = Option<String>, Header, description = "The game's ETag; 412 if it changed")),
     responses(
         (status = 200, description = "Accepted; the caller's view", body = GameView, headers(("ETag" = String))),
@@ -438,8 +443,10 @@ fn apply_move(game: &mut Game, caller: Uuid, mv: Move) -> Result<Event, crate::g
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
     /// Only events after this sequence number (default 0: from the start).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// At most this many events, 1..500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
 }
 
@@ -496,7 +503,7 @@ pub async fn game_events(
         Some(_) => return Err(ApiError::validation("limit: 1 to 500")),
     };
     let game = load(&state, *id).await?;
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let rows = events::list(&mut conn, *id, after, limit).await?;
     let next_after = rows.last().map_or(after, |r| r.seq);
     let events = rows

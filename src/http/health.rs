@@ -22,14 +22,20 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(Health { status: "ok" })
 }
 
-/// Readiness: the database answers and every migration is applied.
+/// How long readiness waits for the database before it reports it down.
+pub const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Readiness: the database answers within a second and every migration is applied.
 #[utoipa::path(tag = "health", responses(
     (status = 200, description = "Ready", body = Health),
     (status = 503, description = "Database unreachable or migrations missing", body = Health),
 ))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    match state.store.ready().await {
+    let ready = tokio::time::timeout(READY_TIMEOUT, state.store.ready())
+        .await
+        .unwrap_or_else(|_| Err(sqlx::Error::PoolTimedOut));
+    match ready {
         Ok(()) => Ok(HttpResponse::Ok().json(Health { status: "ok" })),
         Err(error) => {
             tracing::warn!(%error, "not ready");

@@ -4,13 +4,16 @@
 pub mod change;
 pub mod error;
 pub mod extract;
+pub mod fallback;
 pub mod games;
 pub mod health;
+pub mod limits;
 pub mod metrics;
 pub mod players;
 pub mod proxy;
 pub mod record;
 pub mod stream;
+pub mod timeout;
 
 use actix_web::App;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
@@ -101,7 +104,72 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
-    api
+    answers_every_route_can_give(api)
+}
+
+/// Adds what every route can answer but no handler states: 429 and 503 on
+/// every `/v1` operation, 408 on those with a body, and the `If-Match`
+/// header on every operation that can answer 412.
+fn answers_every_route_can_give(api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use serde_json::{Value, json};
+    let Ok(mut doc) = serde_json::to_value(&api) else {
+        return api;
+    };
+    let problem = |description: &str| {
+        json!({"description": description, "content": {"application/problem+json":
+            {"schema": {"$ref": "#/components/schemas/Problem"}}}})
+    };
+    let if_match = json!({"name": "If-Match", "in": "header", "required": false,
+        "description": "The game's ETag; 412 if it changed", "schema": {"type": "string"}});
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for (path, item) in paths.iter_mut() {
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
+            for operation in item.values_mut() {
+                let has_body = operation.get("requestBody").is_some();
+                let Some(responses) = operation
+                    .get_mut("responses")
+                    .and_then(Value::as_object_mut)
+                else {
+                    continue;
+                };
+                let precondition = responses.contains_key("412");
+                if path.starts_with("/v1/") {
+                    responses.entry("429").or_insert_with(|| {
+                        problem(
+                            "`rate_limited`: too many requests; see `Retry-After` and `RateLimit`",
+                        )
+                    });
+                    responses.entry("503").or_insert_with(|| {
+                        problem("`database_unavailable`: retry after `Retry-After` seconds")
+                    });
+                    if has_body {
+                        responses.entry("400").or_insert_with(|| {
+                            problem("`malformed_json`, or a body that is not JSON")
+                        });
+                        responses.entry("408").or_insert_with(|| {
+                            problem("`request_timeout`: the body did not arrive in time")
+                        });
+                        responses.entry("413").or_insert_with(|| {
+                            problem("`payload_too_large`: the body is over 16 KiB")
+                        });
+                    }
+                }
+                if precondition {
+                    let parameters = operation
+                        .as_object_mut()
+                        .map(|o| o.entry("parameters").or_insert_with(|| json!([])));
+                    if let Some(Value::Array(parameters)) = parameters
+                        && !parameters.iter().any(|p| p["name"] == "If-Match")
+                    {
+                        parameters.push(if_match.clone());
+                    }
+                }
+            }
+        }
+    }
+    serde_json::from_value(doc).unwrap_or(api)
 }
 
 /// The document as served under `prefix`: its `servers` entry names the

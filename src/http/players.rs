@@ -20,8 +20,13 @@ pub const NAME_MAX: usize = 40;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
-    /// The name others see: 1 to 40 characters, not blank.
-    #[schema(example = "Anneke")]
+    /// The name others see: 1 to 40 characters, not blank, no control characters.
+    #[schema(
+        example = "Anneke",
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub name: String,
 }
 
@@ -70,7 +75,7 @@ pub async fn create_player(
         )));
     }
     let id = Uuid::new_v4();
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     players::insert(&mut conn, id, name).await?;
     let (token, expires_at) = state.tokens.issue(id, 0, Utc::now());
     Ok(HttpResponse::Created().json(CreatedPlayer {
@@ -91,7 +96,7 @@ pub async fn me(
     state: web::Data<AppState>,
     caller: AuthPlayer,
 ) -> Result<web::Json<Player>, ApiError> {
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let player = players::get(&mut conn, caller.id)
         .await?
         .ok_or(ApiError::Token(TokenError::Invalid))?;
@@ -126,7 +131,7 @@ pub async fn renew_token(
     state: web::Data<AppState>,
     caller: AuthPlayer,
 ) -> Result<web::Json<FreshToken>, ApiError> {
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let generation = players::token_generation(&mut conn, caller.id)
         .await?
         .ok_or(ApiError::Token(TokenError::Invalid))?;
@@ -153,7 +158,7 @@ pub async fn sign_out(
     state: web::Data<AppState>,
     caller: AuthPlayer,
 ) -> Result<web::Json<FreshToken>, ApiError> {
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let generation = players::next_token_generation(&mut conn, caller.id)
         .await?
         .ok_or(ApiError::Token(TokenError::Invalid))?;
@@ -172,6 +177,7 @@ pub struct MyGamesQuery {
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// Page size, 1..100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
 }
 
@@ -188,7 +194,7 @@ pub async fn my_games(
     query: web::Query<MyGamesQuery>,
 ) -> Result<web::Json<Page<GameSummary>>, ApiError> {
     let page = PageQuery::parse(query.cursor.as_deref(), query.limit)?;
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let rows = games::of_player(&mut conn, caller.id, page.after, page.limit + 1).await?;
     Ok(web::Json(summaries(rows, page.limit)?))
 }

@@ -18,7 +18,7 @@ use crate::store::games;
 
 /// The game as stored now.
 pub async fn load(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
-    let mut conn = state.store.pool().acquire().await?;
+    let mut conn = state.store.acquire().await?;
     let row = games::load(&mut conn, state.store.backend(), id, false)
         .await?
         .ok_or_else(|| no_game(id))?;
@@ -103,7 +103,7 @@ impl Stream {
 /// event ends it when the server stops.
 #[utoipa::path(tag = "games", security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The game"),
-           ("Last-Event-ID" = Option<i64>, Header, description = "The last version seen: resume after it")),
+           ("Last-Event-ID" = Option<i64>, Header, description = "The last version seen: resume after it", minimum = 0)),
     responses(
         (status = 200, description = "`text/event-stream`: `id: <version>`, `event: view`, `data: <the caller's view, as GET /v1/games/{id}>`",
             content_type = "text/event-stream", body = String),

@@ -46,7 +46,15 @@ pub struct Store {
 impl Store {
     /// Connects (creating the SQLite file if needed) and applies the migrations.
     /// Several instances may start at once: sqlx serialises migrations with a lock.
-    pub async fn connect(database: &Database) -> Result<Store, sqlx::Error> {
+    ///
+    /// `acquire_timeout` bounds every later wait for a connection, opening a
+    /// new one included (sqlx caps the connect with it), so a request never
+    /// waits longer for a database that is away. Starting waits up to
+    /// [`STARTUP_WAIT`] for the database to come up.
+    pub async fn connect(
+        database: &Database,
+        acquire_timeout: Duration,
+    ) -> Result<Store, sqlx::Error> {
         sqlx::any::install_default_drivers();
         let (url, backend, max) = match database {
             Database::Postgres(url) => (url.expose().to_owned(), Backend::Postgres, 16),
@@ -65,30 +73,42 @@ impl Store {
         // lifetime expiry, workers only borrow the main runtime's connections.
         // (A connection that breaks is reopened by whoever asks next: after
         // a database restart, until the next start.)
-        let pool = AnyPoolOptions::new()
-            .max_connections(max)
-            .min_connections(max)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            .acquire_timeout(Duration::from_secs(10))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if backend == Backend::Sqlite {
-                        // WAL (set below, kept in the file) with NORMAL syncs
-                        // at checkpoints, not at every commit: a commit
-                        // survives a crash of the process, and the last ones
-                        // may be lost only if the machine itself goes down.
-                        // A writer waits up to 5 s for the write lock.
-                        for pragma in ["PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"]
-                        {
-                            sqlx::query(pragma).execute(&mut *conn).await?;
+        let started = std::time::Instant::now();
+        let pool = loop {
+            let opened = AnyPoolOptions::new()
+                .max_connections(max)
+                .min_connections(max)
+                .idle_timeout(None)
+                .max_lifetime(None)
+                .acquire_timeout(acquire_timeout)
+                .after_connect(move |conn, _| {
+                    Box::pin(async move {
+                        if backend == Backend::Sqlite {
+                            // WAL (set below, kept in the file) with NORMAL syncs
+                            // at checkpoints, not at every commit: a commit
+                            // survives a crash of the process, and the last ones
+                            // may be lost only if the machine itself goes down.
+                            // A writer waits up to 5 s for the write lock.
+                            for pragma in
+                                ["PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"]
+                            {
+                                sqlx::query(pragma).execute(&mut *conn).await?;
+                            }
                         }
-                    }
-                    Ok(())
+                        Ok(())
+                    })
                 })
-            })
-            .connect_with(options)
-            .await?;
+                .connect_with(options.clone())
+                .await;
+            match opened {
+                Ok(pool) => break pool,
+                Err(error) if unavailable(&error) && started.elapsed() < STARTUP_WAIT => {
+                    tracing::warn!(%error, "waiting for the database");
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+                Err(error) => return Err(error),
+            }
+        };
         if backend == Backend::Sqlite {
             // WAL lets readers go on while one writer holds the lock; the
             // setting is kept in the file, so once is enough.
@@ -123,9 +143,33 @@ impl Store {
         &self.pool
     }
 
+    /// A connection for reads. A connection that breaks as it is handed out
+    /// (the server restarted under an idle pool) is retried once: nothing
+    /// was sent yet, so nothing changed.
+    pub async fn acquire(&self) -> Result<sqlx::pool::PoolConnection<sqlx::Any>, sqlx::Error> {
+        match self.pool.acquire().await {
+            Err(error) if retryable(&error) => {
+                tracing::warn!(%error, "retrying a broken database connection once");
+                self.pool.acquire().await
+            }
+            other => other,
+        }
+    }
+
     /// Begins a transaction that may write. On SQLite it takes the write lock
     /// at once (`BEGIN IMMEDIATE`), so two writers never both read a stale game.
+    /// A broken connection at `BEGIN` is retried once, as in [`Store::acquire`].
     pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
+        match self.begin_write_once().await {
+            Err(error) if retryable(&error) => {
+                tracing::warn!(%error, "retrying a broken database connection once");
+                self.begin_write_once().await
+            }
+            other => other,
+        }
+    }
+
+    async fn begin_write_once(&self) -> Result<Tx, sqlx::Error> {
         match self.backend {
             Backend::Postgres => self.pool.begin().await,
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
@@ -151,6 +195,34 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// How long starting waits for the database to come up.
+pub const STARTUP_WAIT: Duration = Duration::from_secs(10);
+
+/// Whether `error` means the database is away or going away (a timed-out
+/// wait for a connection, a broken or refused connection, a server shutting
+/// down or starting up) rather than a fault of the request or of the code.
+pub fn unavailable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // Postgres: class 08 connection exception, 57P01..57P03 shutdown
+            // and startup, 53300 too many connections.
+            code.starts_with("08") || code.starts_with("57P0") || code == "53300"
+        }),
+        _ => false,
+    }
+}
+
+/// Whether a fresh try may succeed at once: the database is away in a way
+/// a new connection may cure, and the wait for one did not already run out.
+fn retryable(error: &sqlx::Error) -> bool {
+    unavailable(error) && !matches!(error, sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed)
 }
 
 /// On first start the database named in `DATABASE_URL` may not exist yet:

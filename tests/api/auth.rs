@@ -276,6 +276,36 @@ async fn an_external_identity_providers_token_maps_to_one_player(db: Db) {
     expect_401(&app, Some(&token("kaarttafel", 1)), "expired").await;
 }
 
+async fn an_external_token_without_its_audience_or_issuer_is_refused(db: Db) {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.external_identity = Some(kaarttafel::config::ExternalIdentity {
+        public_key_pem: include_str!("../data/idp-test-key.pub.pem").to_owned(),
+        issuer: "https://idp.example".into(),
+        audience: "kaarttafel".into(),
+    });
+    let app = TestApp::start(settings, dir).await;
+    let key = EncodingKey::from_ec_pem(include_bytes!("../data/idp-test-key.pem")).unwrap();
+    let later = chrono::Utc::now().timestamp() + 600;
+    let full = json!({"sub": "ext-9", "name": "Extern", "iss": "https://idp.example",
+                      "aud": "kaarttafel", "iat": 0, "exp": later});
+    let without = |claim: &str| {
+        let mut claims = full.clone();
+        claims.as_object_mut().unwrap().remove(claim);
+        encode(&Header::new(Algorithm::ES256), &claims, &key).unwrap()
+    };
+    let complete = encode(&Header::new(Algorithm::ES256), &full, &key).unwrap();
+    let answer = app
+        .send(Method::GET, "/v1/players/me", Some(&complete), None)
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    expect_401(&app, Some(&without("aud")), "no audience").await;
+    expect_401(&app, Some(&without("iss")), "no issuer").await;
+    expect_401(&app, Some(&without("exp")), "no expiry").await;
+    expect_401(&app, Some(&without("sub")), "no subject").await;
+}
+
 async fn me_with(app: &TestApp, token: &str) -> crate::support::Answer {
     app.send(Method::GET, "/v1/players/me", Some(token), None)
         .await
@@ -411,6 +441,7 @@ on_both_databases!(
     an_expired_token_cannot_be_renewed,
     signing_out_refuses_every_earlier_token_of_the_player_and_only_those,
     an_external_identity_providers_token_maps_to_one_player,
+    an_external_token_without_its_audience_or_issuer_is_refused,
     every_bad_token_is_a_401_with_a_bearer_challenge,
     an_expired_token_is_refused,
     another_seats_token_cannot_move_for_it,

@@ -229,7 +229,104 @@ async fn the_lobby_lists_waiting_tables_newest_first_in_pages(db: Db) {
     }
 }
 
+async fn a_seat_out_of_range_is_422_and_seats_nobody(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let host = app.player("Host").await;
+    let guest = app.player("Guest").await;
+    let id = app.table(&host, "klaverjassen", json!({})).await;
+    let seats = format!("/v1/games/{id}/seats");
+    for body in [
+        json!({"seat": -1}),
+        json!({"seat": 4}),
+        json!({"seat": "one"}),
+        json!({"chair": 1}),
+    ] {
+        let answer = app
+            .send(Method::POST, &seats, Some(&guest.token), Some(body.clone()))
+            .await;
+        assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(answer.code(), "validation_failed", "{body}");
+    }
+    let view = app.view(&id, &host).await;
+    assert_eq!(view["version"], 1, "nobody was seated: {view}");
+    // No body at all still means "the first free seat".
+    let answer = app
+        .send(Method::POST, &seats, Some(&guest.token), None)
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    // And so does a JSON null, as the nullable body schema allows.
+    let third = app.player("Third").await;
+    let answer = app
+        .send(
+            Method::POST,
+            &seats,
+            Some(&third.token),
+            Some(serde_json::Value::Null),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+}
+
+async fn a_known_path_with_another_method_is_405_with_allow(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let player = app.player("P").await;
+    let game = "00000000-0000-0000-0000-000000000000";
+    for (method, path, allow) in [
+        (Method::PUT, "/v1/games".to_owned(), "GET, POST"),
+        (Method::DELETE, "/v1/players".to_owned(), "POST"),
+        (Method::GET, format!("/v1/games/{game}/moves"), "POST"),
+        (Method::POST, format!("/v1/games/{game}/seats/me"), "DELETE"),
+        (Method::PATCH, "/readyz".to_owned(), "GET"),
+    ] {
+        let answer = app
+            .send(method.clone(), &path, Some(&player.token), None)
+            .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{method} {path}"
+        );
+        assert_eq!(answer.code(), "method_not_allowed");
+        assert_eq!(answer.headers["allow"], allow, "{method} {path}");
+    }
+}
+
+async fn a_body_that_never_completes_is_408_and_the_connection_closed(db: Db) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.request_body_timeout = std::time::Duration::from_secs(1);
+    let app = TestApp::start(settings, dir).await;
+    let address = app.base.trim_start_matches("http://").to_owned();
+    let mut socket = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /v1/players HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"name\": \"Sl"
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    // The server answers and closes; the guard only keeps a broken server
+    // from hanging the test.
+    let mut answer = Vec::new();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        socket.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the server closes the connection")
+    .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"code\":\"request_timeout\""), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+}
+
 on_both_databases!(
+    a_body_that_never_completes_is_408_and_the_connection_closed,
+    a_seat_out_of_range_is_422_and_seats_nobody,
+    a_known_path_with_another_method_is_405_with_allow,
     bad_bodies_are_problems_and_change_nothing,
     unknown_and_malformed_ids_are_404,
     options_out_of_range_are_422_naming_the_option,

@@ -10,6 +10,8 @@ mod first_hour;
 mod first_start;
 mod input;
 mod klaverjassen;
+mod limits;
 mod live;
+mod outage;
 mod potverteren;
 mod readme;

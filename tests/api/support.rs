@@ -267,6 +267,11 @@ pub fn settings(database: Database) -> Settings {
         sse_keep_alive: Duration::from_secs(1),
         cors_allowed_origins: vec!["https://app.example".into()],
         workers: 2,
+        db_acquire_timeout: Duration::from_secs(2),
+        request_body_timeout: Duration::from_secs(10),
+        // The suites make many requests from one address; the limits have
+        // tests of their own (tests/api/limits.rs).
+        rate_limits: kaarttafel::config::RateLimits::off(),
     }
 }
 

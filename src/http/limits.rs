@@ -1,0 +1,244 @@
+//! Rate limits, per instance, with `governor` (GCRA): strict on creating
+//! players, on failed authentication and on guessing ids (404s) per client
+//! address; looser on reads and changes per player (the token's `sub`, or
+//! the address without a valid token). A stream or long poll is one request
+//! and counts once. A refused request is 429 `rate_limited` with
+//! `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::{Method, StatusCode, header};
+use actix_web::middleware::Next;
+use actix_web::web;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+
+use super::AppState;
+use super::error::ApiError;
+use super::proxy::TrustedProxies;
+use crate::auth::Identity;
+use crate::config::{Limit, RateLimits};
+
+/// Who a limit counts against.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Address(IpAddr),
+    Player(uuid::Uuid),
+}
+
+/// One named limit.
+struct Policy {
+    name: &'static str,
+    limit: Limit,
+    limiter: DefaultKeyedRateLimiter<Key>,
+}
+
+impl Policy {
+    fn new(name: &'static str, limit: Option<Limit>) -> Option<Policy> {
+        let limit = limit?;
+        let period = limit.per / limit.requests.get();
+        let quota = Quota::with_period(period)?.allow_burst(limit.requests);
+        Some(Policy {
+            name,
+            limit,
+            limiter: DefaultKeyedRateLimiter::keyed(quota),
+        })
+    }
+
+    /// Takes one request from `key`'s allowance, or says how long to wait.
+    fn take(&self, key: &Key) -> Result<(), Duration> {
+        self.limiter
+            .check_key(key)
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+    }
+
+    fn refusal(&self, wait: Duration) -> ApiError {
+        ApiError::RateLimited {
+            policy: self.name,
+            quota: self.limit.requests.get(),
+            window: self.limit.per.as_secs().max(1),
+            retry_after: wait.as_secs_f64().ceil().max(1.0) as u64,
+        }
+    }
+}
+
+/// The limits of this instance.
+pub struct Limiter {
+    signups: Option<Policy>,
+    auth_failures: Option<Policy>,
+    not_found: Option<Policy>,
+    reads: Option<Policy>,
+    writes: Option<Policy>,
+    /// Addresses refused until a time, after too many failed tokens or 404s.
+    blocked: Mutex<HashMap<IpAddr, (Instant, &'static str)>>,
+    requests: AtomicU64,
+}
+
+impl Limiter {
+    /// The limiter for `limits`.
+    pub fn new(limits: &RateLimits) -> Limiter {
+        Limiter {
+            signups: Policy::new("signups", limits.signups),
+            auth_failures: Policy::new("auth_failures", limits.auth_failures),
+            not_found: Policy::new("not_found", limits.not_found),
+            reads: Policy::new("reads", limits.reads),
+            writes: Policy::new("writes", limits.writes),
+            blocked: Mutex::default(),
+            requests: AtomicU64::new(0),
+        }
+    }
+
+    fn policy(&self, name: &str) -> Option<&Policy> {
+        [
+            &self.signups,
+            &self.auth_failures,
+            &self.not_found,
+            &self.reads,
+            &self.writes,
+        ]
+        .into_iter()
+        .flatten()
+        .find(|p| p.name == name)
+    }
+
+    fn blocked(&self, address: IpAddr) -> Option<ApiError> {
+        let mut blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
+        let (until, name) = *blocked.get(&address)?;
+        let now = Instant::now();
+        if until <= now {
+            blocked.remove(&address);
+            return None;
+        }
+        self.policy(name).map(|p| p.refusal(until - now))
+    }
+
+    /// Counts a failure against `address`; past the limit it is refused
+    /// until the allowance refills.
+    fn failure(&self, policy: &Option<Policy>, address: IpAddr) {
+        let Some(policy) = policy else { return };
+        if let Err(wait) = policy.take(&Key::Address(address)) {
+            let mut blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
+            blocked.insert(address, (Instant::now() + wait, policy.name));
+        }
+    }
+
+    /// Forgets keys whose allowance is full again, now and then, so memory
+    /// stays bounded by the clients of the last window.
+    fn tidy(&self) {
+        if self.requests.fetch_add(1, Ordering::Relaxed) % 4096 != 4095 {
+            return;
+        }
+        for policy in [
+            &self.signups,
+            &self.auth_failures,
+            &self.not_found,
+            &self.reads,
+            &self.writes,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            policy.limiter.retain_recent();
+        }
+        let now = Instant::now();
+        self.blocked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|_, (until, _)| *until > now);
+    }
+}
+
+/// Middleware: applies the limits before the request and counts failed
+/// tokens and 404s after it.
+pub async fn rate_limit(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let Some(limiter) = req.app_data::<web::Data<Limiter>>().cloned() else {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    };
+    limiter.tidy();
+    let proxies = req
+        .app_data::<web::Data<TrustedProxies>>()
+        .map(|p| p.get_ref().clone())
+        .unwrap_or_default();
+    let forwarded = req
+        .headers()
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok());
+    let Some(address) = proxies.client(req.peer_addr().map(|a| a.ip()), forwarded) else {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    };
+    let state = req.app_data::<web::Data<AppState>>().cloned();
+    let prefix = state
+        .as_ref()
+        .map(|s| s.path_prefix.clone())
+        .unwrap_or_default();
+    let path = req
+        .path()
+        .strip_prefix(prefix.as_str())
+        .unwrap_or("")
+        .to_owned();
+    if !path.starts_with("/v1/") {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    if let Some(refusal) = limiter.blocked(address) {
+        return Ok(req.error_response(refusal).map_into_boxed_body());
+    }
+    let policy = if req.method() == Method::POST && path == "/v1/players" {
+        limiter.signups.as_ref().map(|p| (p, Key::Address(address)))
+    } else {
+        let player = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .and_then(|(_, token)| state.as_ref()?.tokens.verify(token.trim()).ok())
+            .and_then(|identity| match identity {
+                Identity::Player { id, .. } => Some(Key::Player(id)),
+                Identity::External { .. } => None,
+            })
+            .unwrap_or(Key::Address(address));
+        let policy = if req.method() == Method::GET {
+            &limiter.reads
+        } else {
+            &limiter.writes
+        };
+        policy.as_ref().map(|p| (p, player))
+    };
+    if let Some((policy, key)) = policy
+        && let Err(wait) = policy.take(&key)
+    {
+        return Ok(req
+            .error_response(policy.refusal(wait))
+            .map_into_boxed_body());
+    }
+    let response = next.call(req).await?;
+    match response.status() {
+        StatusCode::UNAUTHORIZED => limiter.failure(&limiter.auth_failures, address),
+        StatusCode::NOT_FOUND => limiter.failure(&limiter.not_found, address),
+        _ => {}
+    }
+    Ok(response.map_into_boxed_body())
+}
+
+/// The `RateLimit-Policy` and `RateLimit` values of a refusal
+/// (draft-ietf-httpapi-ratelimit-headers).
+pub fn headers(policy: &str, quota: u32, window: u64, retry_after: u64) -> (String, String) {
+    (
+        format!("\"{policy}\";q={quota};w={window}"),
+        format!("\"{policy}\";r=0;t={retry_after}"),
+    )
+}
+
+impl std::fmt::Debug for Limiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Limiter")
+    }
+}

@@ -1,0 +1,168 @@
+//! Rate limits: 429 `rate_limited` with `Retry-After`, `RateLimit` and
+//! `RateLimit-Policy`, and a client served again once its window refilled.
+//! The limits here are tiny so a test waits a second at most.
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use kaarttafel::config::{Limit, RateLimits};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use crate::on_both_databases;
+use crate::support::{Answer, Db, TestApp};
+
+fn limit(requests: u32, seconds: u64) -> Option<Limit> {
+    Some(Limit {
+        requests: NonZeroU32::new(requests).unwrap(),
+        per: Duration::from_secs(seconds),
+    })
+}
+
+async fn app_with(db: Db, limits: RateLimits) -> TestApp {
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.rate_limits = limits;
+    TestApp::start(settings, dir).await
+}
+
+fn assert_limited(answer: &Answer, policy: &str, quota: u32, window: u64) {
+    assert_eq!(
+        answer.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.code(), "rate_limited");
+    let retry_after: u64 = answer.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=window).contains(&retry_after), "{retry_after}");
+    assert_eq!(
+        answer.headers["ratelimit-policy"],
+        format!("\"{policy}\";q={quota};w={window}").as_str()
+    );
+    assert_eq!(
+        answer.headers["ratelimit"],
+        format!("\"{policy}\";r=0;t={retry_after}").as_str()
+    );
+}
+
+async fn signing_up_is_limited_per_address_and_allowed_again_after_the_window(db: Db) {
+    let app = app_with(
+        db,
+        RateLimits {
+            signups: limit(2, 1),
+            ..RateLimits::off()
+        },
+    )
+    .await;
+    app.player("one").await;
+    app.player("two").await;
+    let body = Some(json!({"name": "three"}));
+    let refused = app
+        .send(Method::POST, "/v1/players", None, body.clone())
+        .await;
+    assert_limited(&refused, "signups", 2, 1);
+    // Other endpoints are not held back by this limit.
+    let lobby = app.send(Method::GET, "/readyz", None, None).await;
+    assert_eq!(lobby.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let again = app.send(Method::POST, "/v1/players", None, body).await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+}
+
+async fn failed_tokens_are_limited_per_address(db: Db) {
+    let app = app_with(
+        db,
+        RateLimits {
+            auth_failures: limit(3, 60),
+            ..RateLimits::off()
+        },
+    )
+    .await;
+    for _ in 0..3 {
+        let answer = app
+            .send(Method::GET, "/v1/players/me", Some("forged"), None)
+            .await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    }
+    // The fourth failure is counted, and from then on the address waits.
+    let fourth = app
+        .send(Method::GET, "/v1/players/me", Some("forged"), None)
+        .await;
+    assert_eq!(fourth.status, StatusCode::UNAUTHORIZED);
+    let refused = app
+        .send(Method::GET, "/v1/players/me", Some("forged"), None)
+        .await;
+    assert_limited(&refused, "auth_failures", 3, 60);
+}
+
+async fn guessing_game_ids_is_limited_per_address(db: Db) {
+    let app = app_with(
+        db,
+        RateLimits {
+            not_found: limit(2, 60),
+            ..RateLimits::off()
+        },
+    )
+    .await;
+    let player = app.player("P").await;
+    for _ in 0..3 {
+        let id = uuid::Uuid::new_v4();
+        let answer = app
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}"),
+                Some(&player.token),
+                None,
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    }
+    let refused = app
+        .send(Method::GET, "/v1/games", Some(&player.token), None)
+        .await;
+    assert_limited(&refused, "not_found", 2, 60);
+}
+
+async fn reads_are_limited_per_player_and_a_long_poll_counts_once(db: Db) {
+    let app = app_with(
+        db,
+        RateLimits {
+            reads: limit(3, 60),
+            ..RateLimits::off()
+        },
+    )
+    .await;
+    let anne = app.player("Anne").await;
+    let bob = app.player("Bob").await;
+    let id = app.table(&anne, "klaverjassen", json!({})).await;
+    let poll = format!("/v1/games/{id}?wait_for_version=1&timeout_s=1");
+    let answer = app.send(Method::GET, &poll, Some(&anne.token), None).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    for _ in 0..2 {
+        let answer = app
+            .send(Method::GET, "/v1/games", Some(&anne.token), None)
+            .await;
+        assert_eq!(answer.status, StatusCode::OK);
+    }
+    let refused = app
+        .send(Method::GET, "/v1/games", Some(&anne.token), None)
+        .await;
+    assert_limited(&refused, "reads", 3, 60);
+    // Bob, from the same address, has an allowance of his own.
+    let answer = app
+        .send(Method::GET, "/v1/games", Some(&bob.token), None)
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+}
+
+on_both_databases!(
+    signing_up_is_limited_per_address_and_allowed_again_after_the_window,
+    failed_tokens_are_limited_per_address,
+    guessing_game_ids_is_limited_per_address,
+    reads_are_limited_per_player_and_a_long_poll_counts_once,
+);
