@@ -21,7 +21,6 @@ use super::roem::roem;
 use super::scoring::{LAST_TRICK, punishment, score_deal};
 use super::team::{BySeat, ByTeam, SEATS, Team};
 
-
 /// Where a match stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]

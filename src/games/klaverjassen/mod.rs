@@ -16,6 +16,7 @@ mod play_rules;
 mod roem;
 mod scoring;
 mod solver;
+pub mod strong;
 mod team;
 mod view;
 

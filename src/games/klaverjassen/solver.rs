@@ -201,7 +201,7 @@ impl State {
     }
 
     #[inline]
-    fn to_play(&self) -> u8 {
+    fn mover(&self) -> u8 {
         (self.leader + self.len) & 3
     }
 
@@ -217,7 +217,7 @@ impl State {
 
     #[inline]
     fn legal(&self, trump: Suit) -> u32 {
-        let seat = usize::from(self.to_play());
+        let seat = usize::from(self.mover());
         legal_cards(
             CardSet::from_bits(self.hands[seat]),
             CardSet::from_bits(self.trick),
@@ -231,7 +231,7 @@ impl State {
     /// closes the trick and scores it.
     #[inline]
     fn play(mut self, index: u32, trump: Suit) -> State {
-        let seat = usize::from(self.to_play());
+        let seat = usize::from(self.mover());
         self.hands[seat] &= !(1 << index);
         self.cards[usize::from(self.len)] = index as u8;
         self.trick |= 1 << index;
@@ -305,7 +305,8 @@ const SEQUENCE_BOUND: [i32; 256] = {
 fn roem_bound(cards: u32, trump: Suit) -> i32 {
     let four = cards & (cards >> 8) & (cards >> 16) & (cards >> 24) & 0xFF;
     let jack = 1 << 4;
-    let mut bound = 100 * (four & !jack).count_ones() as i32 + if four & jack != 0 { 200 } else { 0 };
+    let mut bound =
+        100 * (four & !jack).count_ones() as i32 + if four & jack != 0 { 200 } else { 0 };
     for suit in 0..4 {
         bound += SEQUENCE_BOUND[((cards >> (8 * suit)) & 0xFF) as usize];
     }
@@ -422,7 +423,7 @@ impl Solver {
     pub fn solve(&mut self, position: &Position) -> Solution {
         self.start(position);
         let state = State::from_position(position);
-        let seat = state.to_play();
+        let seat = state.mover();
         let maximising = team_index(seat) == 0;
         let legal = state.legal(self.trump);
         let mut values = [0i32; 32];
@@ -541,7 +542,7 @@ impl Solver {
                 // The last trick: every seat holds one card, so play is forced.
                 let mut last = *state;
                 for _ in 0..4 {
-                    let seat = usize::from(last.to_play());
+                    let seat = usize::from(last.mover());
                     last = last.play(last.hands[seat].trailing_zeros(), trump);
                 }
                 self.nodes += 4;
@@ -577,7 +578,7 @@ impl Solver {
         let legal = state.legal(trump);
         let mut moves = [0u8; 8];
         let count = self.moves(state, legal, table_move, &mut moves);
-        let maximising = team_index(state.to_play()) == 0;
+        let maximising = team_index(state.mover()) == 0;
         let mut best = if maximising { -INF } else { INF };
         let mut best_move = moves[0];
         let (start_alpha, start_beta) = (alpha, beta);
@@ -638,7 +639,7 @@ impl Solver {
 
     /// The cards of `legal` that merge with the card one rank below them.
     fn mergeable(&self, state: &State, legal: u32) -> u32 {
-        let seat = usize::from(state.to_play());
+        let seat = usize::from(state.mover());
         let hand = state.hands[seat];
         let in_play = state.remaining() | state.trick;
         let others = in_play & !hand;
@@ -684,7 +685,7 @@ impl Solver {
         let trump = self.trump;
         let mut scored = [(0i32, 0u8); 8];
         let mut count = 0;
-        let seat = state.to_play();
+        let seat = state.mover();
         let led = state.led();
         // The card winning the trick so far, and whether the partner holds it.
         let (best_strength, partner_winning) = match led {
@@ -739,7 +740,7 @@ impl Solver {
             scored[count] = (score, index as u8);
             count += 1;
         }
-        scored[..count].sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        scored[..count].sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
         for (slot, (_, index)) in out.iter_mut().zip(&scored[..count]) {
             *slot = *index;
         }
