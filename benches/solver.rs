@@ -4,7 +4,9 @@
 //! Run: `cargo bench --bench solver`. First prints the distribution of the
 //! time to solve a whole deal from the first lead (every card's value) over
 //! 1,000 random deals and trumps (median, 99th percentile, maximum, nodes per
-//! second), then criterion's figures.
+//! second), then the strong player's decision time at its default budget
+//! over 10,000 random positions (`STRONG_POSITIONS=N` for another count;
+//! `SOLVER_DEALS=N` for the deal count), then criterion's figures.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -12,6 +14,7 @@ use std::time::Instant;
 use criterion::{Criterion, criterion_group};
 use kaarttafel::games::Seat;
 use kaarttafel::games::cards::Suit;
+use kaarttafel::games::klaverjassen::strong::{Budget, decide};
 use kaarttafel::games::klaverjassen::{Match, Move, Options, Position, Solver};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -71,6 +74,79 @@ fn distribution() {
     }
 }
 
+/// A random position of a random deal where some seat decides: naming trump
+/// or any card of the deal, reached by random legal play.
+fn random_decision(rng: &mut StdRng) -> (Match, Seat) {
+    let options = Options {
+        first_dealer: Seat(rng.random_range(0..4)),
+        auto_deal: true,
+        deals: 1,
+        ..Options::default()
+    };
+    let mut game = Match::new(options, rng);
+    let stop = rng.random_range(0..33);
+    if stop == 0 {
+        let seat = game.first_hand();
+        return (game, seat);
+    }
+    let suit = Suit::ALL[rng.random_range(0..4)];
+    game.play(game.first_hand(), Move::ChooseTrump { suit }, rng)
+        .expect("the first hand names trump");
+    for _ in 1..stop {
+        let seat = game.to_play().expect("in play");
+        let legal = game.legal_cards(seat);
+        let card = legal.nth(rng.random_range(0..legal.len())).expect("a card");
+        game.play(seat, Move::Play { card }, rng).expect("legal");
+    }
+    let seat = game.to_play().expect("in play");
+    (game, seat)
+}
+
+/// The strong player at its default budget on random positions: the
+/// slowest decision and decisions per second.
+fn strong_decisions() {
+    let positions = std::env::var("STRONG_POSITIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000);
+    if positions == 0 {
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(99);
+    let mut times = Vec::with_capacity(positions);
+    let mut slowest = (0.0, String::new());
+    let started = Instant::now();
+    for _ in 0..positions {
+        let (game, seat) = random_decision(&mut rng);
+        let view = game.view_for(Some(seat));
+        let legal = game.legal_moves(seat);
+        let start = Instant::now();
+        black_box(decide(seat, &view, &legal, Budget::default(), &mut rng));
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        if ms > slowest.0 {
+            slowest = (
+                ms,
+                format!(
+                    "{:?} trick {:?}",
+                    view.phase,
+                    view.trick.map(|t| (t.number, t.cards.len()))
+                ),
+            );
+        }
+        times.push(ms);
+    }
+    let total = started.elapsed().as_secs_f64();
+    times.sort_by(f64::total_cmp);
+    println!(
+        "strong player, default budget, {positions} random positions: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({}), {:.1} decisions/s",
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        slowest.0,
+        slowest.1,
+        positions as f64 / total,
+    );
+}
+
 fn solve_first_lead(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(7);
     let positions: Vec<Position> = (0..64).map(|_| first_lead(&mut rng)).collect();
@@ -88,6 +164,7 @@ criterion_group!(benches, solve_first_lead);
 
 fn main() {
     distribution();
+    strong_decisions();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }
