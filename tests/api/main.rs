@@ -4,8 +4,12 @@
 mod support;
 
 mod auth;
+mod available;
 mod concurrency;
+mod first_hour;
+mod first_start;
 mod input;
 mod klaverjassen;
 mod live;
 mod potverteren;
+mod readme;
