@@ -44,6 +44,9 @@ fn distribution() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1_000);
+    if deals == 0 {
+        return;
+    }
     let mut rng = StdRng::seed_from_u64(2026);
     let mut solver = Solver::new();
     for (label, every_card) in [("value", false), ("every card", true)] {
