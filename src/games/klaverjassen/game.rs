@@ -18,11 +18,8 @@ use super::moves::{Move, MoveError};
 use super::options::{Options, RevokeMode};
 use super::play_rules::{legal_cards, refusal, set_points, winner_of};
 use super::roem::roem;
-use super::scoring::{punishment, score_deal};
+use super::scoring::{LAST_TRICK, punishment, score_deal};
 use super::team::{BySeat, ByTeam, SEATS, Team};
-
-/// Points for taking the last trick (*laatste slag*).
-const LAST_TRICK: i32 = 10;
 
 /// Where a match stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]

@@ -14,6 +14,8 @@ mod options;
 mod play_rules;
 mod roem;
 mod scoring;
+mod solver;
+pub mod strong;
 mod team;
 mod view;
 
@@ -25,6 +27,7 @@ pub use moves::{Move, MoveError};
 pub use options::{OptionError, Options, RevokeMode};
 pub use play_rules::{card_points, legal_cards, refusal, trick_winner};
 pub use roem::roem;
-pub use scoring::{DealScore, punishment, score_deal};
+pub use scoring::{DealScore, LAST_TRICK, punishment, score_deal};
+pub use solver::{Position, Solution, Solver, Techniques, for_team};
 pub use team::{BySeat, ByTeam, Team};
 pub use view::View;

@@ -126,6 +126,23 @@ pub fn set_points(cards: CardSet, trump: Suit) -> i32 {
     total
 }
 
+/// How strongly the card at bit `index` (see [`CardSet`]) stands in a trick
+/// led with `led`: a trump above every card of the led suit, those above the
+/// rest (0, they cannot win). The card order of RULES.md, as used by
+/// [`trick_winner`], for callers that compare cards one at a time.
+#[inline]
+pub fn strength(index: u32, led: Suit, trump: Suit) -> u8 {
+    let suit = index / 8;
+    let rank = (index % 8) as usize;
+    if suit == trump as u32 {
+        16 + TRUMP_ORDER[rank]
+    } else if suit == led as u32 {
+        8 + PLAIN_ORDER[rank]
+    } else {
+        0
+    }
+}
+
 /// The strength of the highest trump among `cards`, if any.
 #[inline]
 fn highest_trump(cards: CardSet, trump: Suit) -> Option<u8> {

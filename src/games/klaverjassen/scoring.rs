@@ -5,6 +5,8 @@ use super::team::{ByTeam, Team};
 
 /// All card points of a deal, last trick included.
 pub const DEAL_POINTS: i32 = 162;
+/// Points for taking the last trick (*laatste slag*).
+pub const LAST_TRICK: i32 = 10;
 /// What the team that did not revoke scores, before roem.
 pub const PUNISHMENT_POINTS: i32 = 262;
 /// The bonus for the playing team taking every trick (*pit*).

@@ -39,6 +39,13 @@ pub struct View {
     pub previous_trick: Option<CompletedTrick>,
     /// During the review (club mode): every trick of the deal.
     pub review_tricks: Option<Vec<CompletedTrick>>,
+    /// The completed tricks of the deal in progress, in order (empty outside
+    /// play and review). Every card played was seen by every seat, so this is
+    /// public; computer players remember it as a player at the table does.
+    /// It is not sent over the API, which shows only `previous_trick`
+    /// (RULES.md: older tricks are not shown during the deal).
+    #[serde(skip)]
+    pub tricks: Vec<CompletedTrick>,
     /// Tricks each team has taken in the deal in progress.
     pub tricks_taken: ByTeam<u8>,
     /// Roem each team has made in the deal in progress.
@@ -77,6 +84,14 @@ impl Match {
             ),
             Phase::Dealing | Phase::ChoosingTrump | Phase::Finished => (None, None, None),
         };
+        let tricks = match self.phase {
+            Phase::Playing | Phase::Review => deal.tricks[..completed]
+                .iter()
+                .enumerate()
+                .map(|(index, trick)| trick.completed(number(index)))
+                .collect(),
+            Phase::Dealing | Phase::ChoosingTrump | Phase::Finished => Vec::new(),
+        };
         View {
             deal_number: self.deal_number,
             dealer: self.dealer,
@@ -91,6 +106,7 @@ impl Match {
             trick,
             previous_trick,
             review_tricks,
+            tricks,
             tricks_taken: deal.tricks_taken,
             roem: deal.roem,
             deals: self.sheet.clone(),

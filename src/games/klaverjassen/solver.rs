@@ -1,0 +1,790 @@
+//! The exact double-dummy solver: with every hand open, the value of a
+//! Klaverjassen position under best play by both teams, and the value of
+//! every card the seat to play may play (docs/solver.md).
+//!
+//! The value of a position is the deal's final score difference, team A
+//! minus team B, exactly as the score sheet scores it ([`score_deal`]: card
+//! points, the last trick's 10, roem to the team that takes the trick, nat
+//! and pit). Nat and pit make that value depend on the whole deal, not on
+//! each trick alone, so the search carries the points, roem and tricks taken
+//! so far and scores each leaf with [`score_deal`] itself.
+//!
+//! Legal cards, trick winners, card points and roem come from the rules
+//! core ([`legal_cards`], [`winner_of`], [`set_points`], [`roem`]): there is
+//! no second copy of the rules here. The search is fail-soft alpha-beta,
+//! driven by MTD(f) zero-window probes, with
+//! - a transposition table at the start of each trick, keyed by the cards
+//!   still out, the leader and the score so far;
+//! - exact bounds at the start of each trick (the score sheet evaluated at
+//!   the corners of what the remaining cards and roem could still bring);
+//! - move ordering (the table's best move, then cheap winners, smearing
+//!   points on a partner's trick, discarding low);
+//! - merging of equivalent cards: pointless cards of one suit (plain 7 8 9,
+//!   trump 7 8) next to each other in rank order, counting only the cards
+//!   still in play, are one move when neither can still make roem.
+
+use crate::games::Seat;
+use crate::games::cards::{Card, Suit};
+
+use super::cardset::{CardSet, card_at};
+use super::game::{Match, Phase};
+use super::play_rules::{card_points, legal_cards, set_points, strength, winner_of};
+use super::roem::roem;
+use super::scoring::{LAST_TRICK, score_deal};
+use super::team::{BySeat, ByTeam, Team};
+
+/// A position to solve: every hand open, the trick in progress and the score
+/// of the tricks already taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The cards each seat holds now.
+    pub hands: BySeat<CardSet>,
+    /// The trump suit.
+    pub trump: Suit,
+    /// The team of the seat that named trump (*spelende partij*).
+    pub playing_team: Team,
+    /// The seat that leads (or led) the trick in progress.
+    pub leader: Seat,
+    /// The cards in the trick in progress, in play order from `leader`
+    /// (0 to 3 of them).
+    pub trick: Vec<Card>,
+    /// Card points of the tricks each team took (the last trick's 10
+    /// included once trick 8 is taken).
+    pub card_points: ByTeam<i32>,
+    /// Roem each team made in the tricks it took.
+    pub roem: ByTeam<i32>,
+    /// Tricks each team took.
+    pub tricks_taken: ByTeam<u8>,
+}
+
+impl Position {
+    /// The position of `game` now, every hand open; `None` outside play.
+    /// For analysis of a deal and for tests: a seat's player must never see
+    /// this (see the strong player, which works from a view).
+    pub fn of_match(game: &Match) -> Option<Position> {
+        if game.phase() != Phase::Playing {
+            return None;
+        }
+        let deal = &game.deal;
+        let trick = game.current_trick();
+        Some(Position {
+            hands: deal.hands,
+            trump: deal.trump?,
+            playing_team: Team::of(game.first_hand()),
+            leader: trick.leader,
+            trick: trick.cards[..usize::from(trick.len)]
+                .iter()
+                .flatten()
+                .copied()
+                .collect(),
+            card_points: deal.card_points,
+            roem: deal.roem,
+            tricks_taken: deal.tricks_taken,
+        })
+    }
+
+    /// The seat to play next.
+    pub fn to_play(&self) -> Seat {
+        Seat((self.leader.0 + self.trick.len() as u8) % 4)
+    }
+
+    /// The cards the seat to play may play (the rules' [`legal_cards`]).
+    pub fn legal_cards(&self) -> CardSet {
+        let trick: CardSet = self.trick.iter().copied().collect();
+        let led = self.trick.first().map(|card| card.suit);
+        legal_cards(self.hands[self.to_play()], trick, led, self.trump)
+    }
+
+    /// The position after the seat to play plays `card` (which it must hold):
+    /// the trick closes and is scored as the rules score it after its fourth
+    /// card.
+    pub fn after(&self, card: Card) -> Position {
+        let state = State::from_position(self).play(card_index(card), self.trump);
+        state.to_position(self)
+    }
+
+    /// The final score difference, team A minus team B, once every card is
+    /// played; `None` while cards are left.
+    pub fn final_value(&self) -> Option<i32> {
+        let state = State::from_position(self);
+        (state.remaining() == 0 && state.len == 0).then(|| state.final_value(self.playing_team))
+    }
+}
+
+/// A solved position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// The value under best play: the final score difference, team A minus
+    /// team B.
+    pub value: i32,
+    /// Every card the seat to play may play, in card order, with the value
+    /// of playing it (then best play by both teams).
+    pub cards: Vec<(Card, i32)>,
+}
+
+impl Solution {
+    /// The value for `team`: its final score minus the other team's.
+    pub fn value_for(&self, team: Team) -> i32 {
+        for_team(self.value, team)
+    }
+}
+
+/// Turns a value (team A minus team B) into `team`'s score minus the other's.
+pub fn for_team(value: i32, team: Team) -> i32 {
+    match team {
+        Team::A => value,
+        Team::B => -value,
+    }
+}
+
+/// Above any value a deal can have.
+const INF: i32 = 30_000;
+
+/// The bit index of a Klaverjassen card.
+fn card_index(card: Card) -> u32 {
+    CardSet::single(card).bits().trailing_zeros()
+}
+
+/// The search state: small and `Copy`, so each move copies it (copy-make).
+#[derive(Clone, Copy, Debug)]
+struct State {
+    hands: [u32; 4],
+    leader: u8,
+    cards: [u8; 4],
+    len: u8,
+    trick: u32,
+    points: [i32; 2],
+    roem: [i32; 2],
+    taken: [u8; 2],
+}
+
+/// Team index (A 0, B 1) of a seat number.
+#[inline]
+fn team_index(seat: u8) -> usize {
+    usize::from(seat & 1)
+}
+
+impl State {
+    fn from_position(position: &Position) -> State {
+        let mut cards = [0u8; 4];
+        let mut trick = 0;
+        for (slot, card) in cards.iter_mut().zip(&position.trick) {
+            *slot = card_index(*card) as u8;
+            trick |= 1 << *slot;
+        }
+        State {
+            hands: position.hands.0.map(|hand| hand.bits()),
+            leader: position.leader.0 % 4,
+            cards,
+            len: position.trick.len().min(3) as u8,
+            trick,
+            points: [position.card_points.a, position.card_points.b],
+            roem: [position.roem.a, position.roem.b],
+            taken: [position.tricks_taken.a, position.tricks_taken.b],
+        }
+    }
+
+    fn to_position(self, template: &Position) -> Position {
+        Position {
+            hands: BySeat(self.hands.map(CardSet::from_bits)),
+            trump: template.trump,
+            playing_team: template.playing_team,
+            leader: Seat(self.leader),
+            trick: self.cards[..usize::from(self.len)]
+                .iter()
+                .map(|index| card_at(u32::from(*index)))
+                .collect(),
+            card_points: ByTeam::new(self.points[0], self.points[1]),
+            roem: ByTeam::new(self.roem[0], self.roem[1]),
+            tricks_taken: ByTeam::new(self.taken[0], self.taken[1]),
+        }
+    }
+
+    #[inline]
+    fn mover(&self) -> u8 {
+        (self.leader + self.len) & 3
+    }
+
+    #[inline]
+    fn remaining(&self) -> u32 {
+        self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]
+    }
+
+    #[inline]
+    fn led(&self) -> Option<Suit> {
+        (self.len > 0).then(|| Suit::ALL[usize::from(self.cards[0] / 8)])
+    }
+
+    #[inline]
+    fn legal(&self, trump: Suit) -> u32 {
+        let seat = usize::from(self.mover());
+        legal_cards(
+            CardSet::from_bits(self.hands[seat]),
+            CardSet::from_bits(self.trick),
+            self.led(),
+            trump,
+        )
+        .bits()
+    }
+
+    /// Plays the card at bit `index` for the seat to play; the fourth card
+    /// closes the trick and scores it.
+    #[inline]
+    fn play(mut self, index: u32, trump: Suit) -> State {
+        let seat = usize::from(self.mover());
+        self.hands[seat] &= !(1 << index);
+        self.cards[usize::from(self.len)] = index as u8;
+        self.trick |= 1 << index;
+        self.len += 1;
+        if self.len == 4 {
+            let cards = self.cards.map(|index| card_at(u32::from(index)));
+            let set = CardSet::from_bits(self.trick);
+            let winner = winner_of(&cards, set, Seat(self.leader), trump).0;
+            let team = team_index(winner);
+            self.points[team] += set_points(set, trump);
+            if self.remaining() == 0 {
+                self.points[team] += LAST_TRICK;
+            }
+            self.roem[team] += roem(set, trump);
+            self.taken[team] += 1;
+            self.leader = winner;
+            self.len = 0;
+            self.trick = 0;
+        }
+        self
+    }
+
+    fn final_value(&self, playing: Team) -> i32 {
+        score(playing, self.points, self.roem, self.taken)
+    }
+}
+
+/// The score sheet's difference, team A minus team B.
+#[inline]
+fn score(playing: Team, points: [i32; 2], roem: [i32; 2], taken: [u8; 2]) -> i32 {
+    let scored = score_deal(
+        playing,
+        ByTeam::new(points[0], points[1]),
+        ByTeam::new(roem[0], roem[1]),
+        ByTeam::new(taken[0], taken[1]),
+    );
+    scored.score.a - scored.score.b
+}
+
+/// For each 8-bit rank set of one suit (natural order), the most sequence
+/// roem its cards could still make, split over tricks (runs of 3: 20, of 4:
+/// 50; each run in its own trick).
+const SEQUENCE_BOUND: [i32; 256] = {
+    let mut table = [0i32; 256];
+    let mut mask = 1usize;
+    while mask < 256 {
+        let low = mask.trailing_zeros() as usize;
+        let rest = mask & (mask - 1);
+        let mut best = table[rest];
+        let run3 = 0b111 << low;
+        if low + 3 <= 8 && mask & run3 == run3 {
+            let with = 20 + table[mask & !run3];
+            if with > best {
+                best = with;
+            }
+        }
+        let run4 = 0b1111 << low;
+        if low + 4 <= 8 && mask & run4 == run4 {
+            let with = 50 + table[mask & !run4];
+            if with > best {
+                best = with;
+            }
+        }
+        table[mask] = best;
+        mask += 1;
+    }
+    table
+};
+
+/// An upper bound on the roem the cards in `cards` can still make.
+fn roem_bound(cards: u32, trump: Suit) -> i32 {
+    let four = cards & (cards >> 8) & (cards >> 16) & (cards >> 24) & 0xFF;
+    let jack = 1 << 4;
+    let mut bound =
+        100 * (four & !jack).count_ones() as i32 + if four & jack != 0 { 200 } else { 0 };
+    for suit in 0..4 {
+        bound += SEQUENCE_BOUND[((cards >> (8 * suit)) & 0xFF) as usize];
+    }
+    let stuk = 0b0110_0000 << (8 * trump as u32);
+    if cards & stuk == stuk {
+        bound += 20;
+    }
+    bound
+}
+
+/// Ranks (natural index) worth no points and equal in strength to their
+/// neighbours: plain 7 8 9, trump 7 8.
+const PLAIN_ZERO: u32 = 0b111;
+const TRUMP_ZERO: u32 = 0b11;
+
+/// One transposition table entry: bounds on the value of the position
+/// at the start of a trick.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    key: u64,
+    lower: i16,
+    upper: i16,
+    generation: u16,
+    best: u8,
+}
+
+/// Settings of the search, for measuring what each technique is worth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Techniques {
+    /// Use the transposition table.
+    pub table: bool,
+    /// Merge equivalent cards into one move.
+    pub merge: bool,
+    /// Cut with the score sheet's bounds at each trick's start.
+    pub bounds: bool,
+    /// Order moves by the heuristics (else in card order).
+    pub ordering: bool,
+}
+
+impl Default for Techniques {
+    fn default() -> Techniques {
+        Techniques {
+            table: true,
+            merge: true,
+            bounds: true,
+            ordering: true,
+        }
+    }
+}
+
+/// A reusable solver: it owns the transposition table, so solving many
+/// positions in a row allocates nothing. Not thread-safe; make one per
+/// thread.
+pub struct Solver {
+    table: Vec<Entry>,
+    mask: usize,
+    generation: u16,
+    nodes: u64,
+    techniques: Techniques,
+    trump: Suit,
+    playing: Team,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver::new()
+    }
+}
+
+impl Solver {
+    /// A solver with the default table (2^18 entries, 4 MiB).
+    pub fn new() -> Solver {
+        Solver::with_techniques(Techniques::default())
+    }
+
+    /// A solver using only the given techniques.
+    pub fn with_techniques(techniques: Techniques) -> Solver {
+        let bits = 18;
+        Solver {
+            table: vec![Entry::default(); 1 << bits],
+            mask: (1 << bits) - 1,
+            generation: 0,
+            nodes: 0,
+            techniques,
+            trump: Suit::Clubs,
+            playing: Team::A,
+        }
+    }
+
+    /// Cards played in searches so far (the node count), over the solver's
+    /// life.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    fn start(&mut self, position: &Position) {
+        self.trump = position.trump;
+        self.playing = position.playing_team;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.table.fill(Entry::default());
+            self.generation = 1;
+        }
+    }
+
+    /// The value of `position` under best play (team A minus team B).
+    pub fn value(&mut self, position: &Position) -> i32 {
+        self.start(position);
+        let state = State::from_position(position);
+        self.mtdf(&state, 0)
+    }
+
+    /// The value of `position` and of every card the seat to play may play.
+    pub fn solve(&mut self, position: &Position) -> Solution {
+        self.start(position);
+        let state = State::from_position(position);
+        let seat = state.mover();
+        let maximising = team_index(seat) == 0;
+        let legal = state.legal(self.trump);
+        let mut values = [0i32; 32];
+        let mut best = if maximising { -INF } else { INF };
+        let mut guess = 0;
+        let mut moves = [0u8; 8];
+        let count = self.moves(&state, legal, None, &mut moves);
+        for &index in &moves[..count] {
+            let child = state.play(u32::from(index), self.trump);
+            self.nodes += 1;
+            let value = self.mtdf(&child, guess);
+            guess = value;
+            for member in self.group_of(&state, legal, u32::from(index)) {
+                values[member as usize] = value;
+            }
+            best = if maximising {
+                best.max(value)
+            } else {
+                best.min(value)
+            };
+        }
+        let cards = CardSet::from_bits(legal)
+            .iter()
+            .map(|card| (card, values[card_index(card) as usize]))
+            .collect();
+        Solution { value: best, cards }
+    }
+
+    fn mtdf(&mut self, state: &State, guess: i32) -> i32 {
+        let (mut lower, mut upper) = (-INF, INF);
+        let mut value = guess;
+        while lower < upper {
+            let beta = if value == lower { value + 1 } else { value };
+            value = self.search(state, beta - 1, beta);
+            if value < beta {
+                upper = value;
+            } else {
+                lower = value;
+            }
+        }
+        value
+    }
+
+    /// The bounds on the final value whatever the rest of the deal brings:
+    /// the score sheet at the corners of the points and roem still to come.
+    fn bounds(&self, state: &State, remaining: u32) -> (i32, i32) {
+        let trump = self.trump;
+        let cards = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
+        let roem = roem_bound(remaining, trump);
+        let p = if self.playing == Team::A { 0 } else { 1 };
+        let d = 1 - p;
+        let corner = |to_playing: i32, roem_playing: i32, roem_defending: i32, pit: bool| {
+            let mut points = state.points;
+            let mut roems = state.roem;
+            let mut taken = state.taken;
+            points[p] += to_playing;
+            points[d] += cards - to_playing;
+            roems[p] += roem_playing;
+            roems[d] += roem_defending;
+            if pit {
+                taken[p] = 8;
+                taken[d] = 0;
+            } else {
+                taken[p] = taken[p].min(7);
+            }
+            score(self.playing, points, roems, taken)
+        };
+        let values = [
+            corner(0, 0, roem, false),
+            corner(0, 0, 0, false),
+            corner(cards, 0, 0, false),
+            corner(cards, roem, 0, false),
+        ];
+        let mut lower = values.iter().copied().min().unwrap_or(0);
+        let mut upper = values.iter().copied().max().unwrap_or(0);
+        if state.taken[d] == 0 {
+            let pit = corner(cards, roem, 0, true);
+            lower = lower.min(pit);
+            upper = upper.max(pit);
+        }
+        (lower, upper)
+    }
+
+    /// The table key: the cards still out (which, within one solve, also
+    /// fix the card points both teams took together), the leader, which
+    /// teams took a trick (pit), team A's card points and both teams' roem
+    /// (always a multiple of 10). Exact, so two positions share an entry
+    /// only when their values are equal.
+    fn key(state: &State) -> u64 {
+        debug_assert!(state.roem.iter().all(|roem| roem % 10 == 0 && *roem < 1280));
+        let lost = u64::from(state.taken[0] > 0) | u64::from(state.taken[1] > 0) << 1;
+        u64::from(state.remaining())
+            | u64::from(state.leader) << 32
+            | lost << 34
+            | ((state.points[0] as u64) & 0xFF) << 36
+            | ((state.roem[0] as u64 / 10) & 0x7F) << 44
+            | ((state.roem[1] as u64 / 10) & 0x7F) << 51
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (hash >> 32) as usize & self.mask
+    }
+
+    fn search(&mut self, state: &State, mut alpha: i32, mut beta: i32) -> i32 {
+        let trump = self.trump;
+        let mut table_move = None;
+        let mut slot = usize::MAX;
+        let mut key = 0;
+        if state.len == 0 {
+            let remaining = state.remaining();
+            if remaining == 0 {
+                return state.final_value(self.playing);
+            }
+            if remaining.count_ones() == 4 {
+                // The last trick: every seat holds one card, so play is forced.
+                let mut last = *state;
+                for _ in 0..4 {
+                    let seat = usize::from(last.mover());
+                    last = last.play(last.hands[seat].trailing_zeros(), trump);
+                }
+                self.nodes += 4;
+                return last.final_value(self.playing);
+            }
+            if self.techniques.bounds {
+                let (lower, upper) = self.bounds(state, remaining);
+                if lower >= beta || lower == upper {
+                    return lower;
+                }
+                if upper <= alpha {
+                    return upper;
+                }
+            }
+            if self.techniques.table {
+                key = Self::key(state);
+                slot = self.slot(key);
+                let entry = self.table[slot];
+                if entry.generation == self.generation && entry.key == key {
+                    let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+                    if lower >= beta {
+                        return lower;
+                    }
+                    if upper <= alpha {
+                        return upper;
+                    }
+                    alpha = alpha.max(lower);
+                    beta = beta.min(upper);
+                    table_move = Some(u32::from(entry.best));
+                }
+            }
+        }
+        let legal = state.legal(trump);
+        let mut moves = [0u8; 8];
+        let count = self.moves(state, legal, table_move, &mut moves);
+        let maximising = team_index(state.mover()) == 0;
+        let mut best = if maximising { -INF } else { INF };
+        let mut best_move = moves[0];
+        let (start_alpha, start_beta) = (alpha, beta);
+        for &index in &moves[..count] {
+            let child = state.play(u32::from(index), trump);
+            self.nodes += 1;
+            let value = self.search(&child, alpha, beta);
+            if maximising {
+                if value > best {
+                    best = value;
+                    best_move = index;
+                }
+                alpha = alpha.max(value);
+            } else {
+                if value < best {
+                    best = value;
+                    best_move = index;
+                }
+                beta = beta.min(value);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        if slot != usize::MAX {
+            let mut lower = if best > start_alpha { best } else { -INF };
+            let mut upper = if best < start_beta { best } else { INF };
+            let entry = &mut self.table[slot];
+            if entry.generation == self.generation && entry.key == key {
+                lower = lower.max(i32::from(entry.lower));
+                upper = upper.min(i32::from(entry.upper));
+            }
+            *entry = Entry {
+                key,
+                lower: lower as i16,
+                upper: upper as i16,
+                generation: self.generation,
+                best: best_move,
+            };
+        }
+        best
+    }
+
+    /// The cards of `legal` equivalent to the card at `index` (itself
+    /// included) under the merging rule.
+    fn group_of(&self, state: &State, legal: u32, index: u32) -> Vec<u32> {
+        let merged = if self.techniques.merge {
+            self.mergeable(state, legal)
+        } else {
+            0
+        };
+        CardSet::from_bits(legal)
+            .iter()
+            .map(card_index)
+            .filter(|&other| representative(merged, legal, other) == index)
+            .collect()
+    }
+
+    /// The cards of `legal` that merge with the card one rank below them.
+    fn mergeable(&self, state: &State, legal: u32) -> u32 {
+        let seat = usize::from(state.mover());
+        let hand = state.hands[seat];
+        let in_play = state.remaining() | state.trick;
+        let others = in_play & !hand;
+        let mut merged = 0;
+        for suit in 0..4u32 {
+            let zero = if suit == self.trump as u32 {
+                TRUMP_ZERO
+            } else {
+                PLAIN_ZERO
+            };
+            let shift = 8 * suit;
+            let mine = (legal >> shift) & zero;
+            if mine.count_ones() < 2 {
+                continue;
+            }
+            let theirs = (others >> shift) & 0xFF;
+            let mut previous: Option<u32> = None;
+            for rank in 0..3u32 {
+                if mine & (1 << rank) == 0 {
+                    if theirs & (1 << rank) != 0 {
+                        previous = None;
+                    }
+                    continue;
+                }
+                if let Some(lower) = previous
+                    && no_roem(lower, suit, theirs, others)
+                    && no_roem(rank, suit, theirs, others)
+                {
+                    merged |= 1 << (shift + rank);
+                }
+                previous = Some(rank);
+            }
+        }
+        merged
+    }
+
+    /// Orders the legal moves (merged) into `out`; returns how many.
+    fn moves(&self, state: &State, legal: u32, first: Option<u32>, out: &mut [u8; 8]) -> usize {
+        let mut cards = legal;
+        if self.techniques.merge {
+            cards &= !self.mergeable(state, legal);
+        }
+        let trump = self.trump;
+        let mut scored = [(0i32, 0u8); 8];
+        let mut count = 0;
+        let seat = state.mover();
+        let led = state.led();
+        // The card winning the trick so far, and whether the partner holds it.
+        let (best_strength, partner_winning) = match led {
+            None => (0, false),
+            Some(led) => {
+                let mut best = 0;
+                let mut winner = 0;
+                for position in 0..usize::from(state.len) {
+                    let value = strength(u32::from(state.cards[position]), led, trump);
+                    if value > best {
+                        best = value;
+                        winner = position;
+                    }
+                }
+                let winner_seat = (state.leader + winner as u8) & 3;
+                (best, team_index(winner_seat) == team_index(seat))
+            }
+        };
+        let mut bits = cards;
+        while bits != 0 {
+            let index = bits.trailing_zeros();
+            bits &= bits - 1;
+            let card = card_at(index);
+            let points = card_points(card, trump);
+            let score = if !self.techniques.ordering {
+                0
+            } else if Some(index) == first {
+                1_000
+            } else {
+                match led {
+                    None => {
+                        // Leading: strong cards first, trumps last.
+                        let power = strength(index, card.suit, trump);
+                        i32::from(power) * 4 - if card.suit == trump { 40 } else { 0 }
+                    }
+                    Some(led) => {
+                        let power = strength(index, led, trump);
+                        if partner_winning {
+                            if power > best_strength && state.len < 3 {
+                                points
+                            } else {
+                                200 + points
+                            }
+                        } else if power > best_strength {
+                            300 - i32::from(power) + points
+                        } else {
+                            100 - points
+                        }
+                    }
+                }
+            };
+            scored[count] = (score, index as u8);
+            count += 1;
+        }
+        scored[..count].sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
+        for (slot, (_, index)) in out.iter_mut().zip(&scored[..count]) {
+            *slot = *index;
+        }
+        count
+    }
+}
+
+/// The card standing for the card at `index` among `legal`: the lowest card
+/// of its run of merged cards (`merged` marks each card that merges with the
+/// next lower legal card of its suit).
+fn representative(merged: u32, legal: u32, index: u32) -> u32 {
+    let mut rep = index;
+    while merged & (1 << rep) != 0 {
+        let below = legal & ((1 << rep) - 1) & (0xFF << (rep / 8 * 8));
+        rep = 31 - below.leading_zeros();
+    }
+    rep
+}
+
+/// Whether the card of natural rank `rank` in `suit` can make no roem from
+/// here on: no run of three through it among itself and the other seats'
+/// cards of the suit still in play, and not all four cards of its rank in
+/// play in other hands.
+fn no_roem(rank: u32, suit: u32, theirs: u32, others: u32) -> bool {
+    let cards = theirs | 1 << rank;
+    for start in rank.saturating_sub(2)..=rank {
+        if start + 3 <= 8 && (cards >> start) & 0b111 == 0b111 {
+            return false;
+        }
+    }
+    let same_rank = (0..4)
+        .filter(|&other| other != suit)
+        .all(|other| others & (1 << (8 * other + rank)) != 0);
+    !same_rank
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sequence_bound_covers_two_runs_of_four_in_a_full_suit() {
+        assert_eq!(SEQUENCE_BOUND[0xFF], 100);
+        assert_eq!(SEQUENCE_BOUND[0b111], 20);
+        assert_eq!(SEQUENCE_BOUND[0b1011], 0);
+    }
+}

@@ -1,0 +1,311 @@
+//! The exact solver against plain minimax (no pruning, no table, no merged
+//! cards) on random endgames of the last 3 and 4 tricks, in both revoke
+//! modes, and its properties: a position's value is its best child's, and
+//! values do not depend on the order in which cards are searched.
+
+use kaarttafel::games::Seat;
+use kaarttafel::games::cards::{Card, Suit};
+use kaarttafel::games::klaverjassen::{
+    BySeat, ByTeam, CardSet, LAST_TRICK, Match, Move, Options, Position, RevokeMode, Solver, Team,
+    Techniques, card_points, legal_cards, roem, score_deal, trick_winner,
+};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+/// The reference's state: small and `Copy`, so plain minimax stays quick
+/// even in a debug build.
+#[derive(Clone, Copy)]
+struct Plain {
+    hands: [CardSet; 4],
+    trump: Suit,
+    playing: Team,
+    leader: Seat,
+    trick: [Card; 4],
+    len: usize,
+    points: ByTeam<i32>,
+    roem: ByTeam<i32>,
+    taken: ByTeam<u8>,
+}
+
+impl Plain {
+    fn new(position: &Position) -> Plain {
+        let mut trick = [Card::new(kaarttafel::games::cards::Rank::Seven, Suit::Clubs); 4];
+        trick[..position.trick.len()].copy_from_slice(&position.trick);
+        Plain {
+            hands: position.hands.0,
+            trump: position.trump,
+            playing: position.playing_team,
+            leader: position.leader,
+            trick,
+            len: position.trick.len(),
+            points: position.card_points,
+            roem: position.roem,
+            taken: position.tricks_taken,
+        }
+    }
+
+    fn mover(&self) -> Seat {
+        Seat((self.leader.0 + self.len as u8) % 4)
+    }
+
+    fn legal(&self) -> CardSet {
+        let set: CardSet = self.trick[..self.len].iter().copied().collect();
+        let led = (self.len > 0).then(|| self.trick[0].suit);
+        legal_cards(self.hands[self.mover().index()], set, led, self.trump)
+    }
+
+    /// The rules' trick winner, card points and roem, written out apart
+    /// from the solver's own move.
+    fn play(mut self, card: Card) -> Plain {
+        let seat = self.mover().index();
+        self.hands[seat].remove(card);
+        self.trick[self.len] = card;
+        self.len += 1;
+        if self.len == 4 {
+            let winner = trick_winner(&self.trick, self.leader, self.trump);
+            let team = Team::of(winner);
+            let set: CardSet = self.trick.iter().copied().collect();
+            self.points[team] += self
+                .trick
+                .iter()
+                .map(|c| card_points(*c, self.trump))
+                .sum::<i32>();
+            if self.hands.iter().all(|hand| hand.is_empty()) {
+                self.points[team] += LAST_TRICK;
+            }
+            self.roem[team] += roem(set, self.trump);
+            self.taken[team] += 1;
+            self.leader = winner;
+            self.len = 0;
+        }
+        self
+    }
+
+    /// Plain minimax: the value (team A minus team B) under best play.
+    fn minimax(&self) -> i32 {
+        let cards = self.legal();
+        if cards.is_empty() {
+            let scored = score_deal(self.playing, self.points, self.roem, self.taken);
+            return scored.score.a - scored.score.b;
+        }
+        let values = cards.iter().map(|card| self.play(card).minimax());
+        if Team::of(self.mover()) == Team::A {
+            values.max().unwrap()
+        } else {
+            values.min().unwrap()
+        }
+    }
+}
+
+/// The reference value of `position` after `card`.
+fn minimax_after(position: &Position, card: Card) -> i32 {
+    Plain::new(position).play(card).minimax()
+}
+
+/// Plays `card` in `position` the reference's way.
+fn play(position: &Position, card: Card) -> Position {
+    let next = Plain::new(position).play(card);
+    Position {
+        hands: BySeat(next.hands),
+        leader: next.leader,
+        trick: next.trick[..next.len].to_vec(),
+        card_points: next.points,
+        roem: next.roem,
+        tricks_taken: next.taken,
+        ..position.clone()
+    }
+}
+
+/// The final value straight from the score sheet, for the reference.
+fn sheet_value(position: &Position) -> i32 {
+    let scored = score_deal(
+        position.playing_team,
+        position.card_points,
+        position.roem,
+        position.tricks_taken,
+    );
+    scored.score.a - scored.score.b
+}
+
+/// A random position with `cards_left` cards in the hands (before the open
+/// trick's extra cards), reached by random play: legal cards in enforced
+/// mode, any held card in club mode (revokes nobody reports). Every third
+/// position lets the playing team win the early tricks, so pit stays alive.
+fn random_position(rng: &mut StdRng, mode: RevokeMode, cards_left: u32) -> Position {
+    let options = Options {
+        revoke_mode: mode,
+        first_dealer: Seat(rng.random_range(0..4)),
+        auto_deal: true,
+        deals: 1,
+    };
+    let mut game = Match::new(options, rng);
+    let chooser = game.first_hand();
+    let suit = Suit::ALL[rng.random_range(0..4)];
+    game.play(chooser, Move::ChooseTrump { suit }, rng).unwrap();
+    let favour_playing = rng.random_range(0..3) == 0;
+    let extra = rng.random_range(0..4);
+    let target = 4 * cards_left - extra;
+    loop {
+        let left: u32 = (0..4).map(|seat| game.hand(Seat(seat)).len()).sum();
+        if left <= target {
+            break;
+        }
+        let seat = game.to_play().unwrap();
+        let allowed = if mode == RevokeMode::Club && rng.random_range(0..4) == 0 {
+            game.hand(seat)
+        } else {
+            game.legal_cards(seat)
+        };
+        let card = if favour_playing {
+            let strongest = Team::of(seat) == Team::of(chooser);
+            let mut cards: Vec<Card> = allowed.iter().collect();
+            cards.sort_by_key(|c| (c.suit == suit, c.rank));
+            if strongest {
+                *cards.last().unwrap()
+            } else {
+                cards[0]
+            }
+        } else {
+            allowed.nth(rng.random_range(0..allowed.len())).unwrap()
+        };
+        game.play(seat, Move::Play { card }, rng).unwrap();
+    }
+    Position::of_match(&game).expect("still playing")
+}
+
+fn check_against_minimax(mode: RevokeMode, seed: u64, count: usize) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut solver = Solver::new();
+    for case in 0..count {
+        // Four-trick endgames cost plain minimax far more: one in five.
+        let tricks = if case % 5 == 0 { 4 } else { 3 };
+        let position = random_position(&mut rng, mode, tricks);
+        let solution = solver.solve(&position);
+        let expected: Vec<(Card, i32)> = position
+            .legal_cards()
+            .iter()
+            .map(|card| (card, minimax_after(&position, card)))
+            .collect();
+        assert_eq!(solution.cards, expected, "{position:?}");
+        let values = expected.iter().map(|(_, value)| *value);
+        let best = if Team::of(position.to_play()) == Team::A {
+            values.max()
+        } else {
+            values.min()
+        };
+        assert_eq!(Some(solution.value), best, "{position:?}");
+    }
+}
+
+#[test]
+fn the_solver_gives_every_card_the_minimax_value_in_enforced_endgames() {
+    check_against_minimax(RevokeMode::Enforced, 1, 10_000);
+}
+
+#[test]
+fn the_solver_gives_every_card_the_minimax_value_in_club_endgames_after_unreported_revokes() {
+    check_against_minimax(RevokeMode::Club, 2, 10_000);
+}
+
+#[test]
+fn a_finished_position_is_worth_its_score_sheet_difference() {
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut position = random_position(&mut rng, RevokeMode::Enforced, 1);
+    while let Some(card) = position.legal_cards().iter().next() {
+        position = play(&position, card);
+    }
+    assert_eq!(position.final_value(), Some(sheet_value(&position)));
+    assert_eq!(
+        position.tricks_taken.a + position.tricks_taken.b,
+        8,
+        "a whole deal"
+    );
+}
+
+#[test]
+fn the_value_of_a_position_is_the_best_value_of_its_children() {
+    let mut rng = StdRng::seed_from_u64(4);
+    let mut solver = Solver::new();
+    for case in 0..60 {
+        let position = random_position(&mut rng, RevokeMode::Enforced, 5 + case % 2);
+        let solution = solver.solve(&position);
+        let children: Vec<i32> = position
+            .legal_cards()
+            .iter()
+            .map(|card| solver.value(&position.after(card)))
+            .collect();
+        let best = if Team::of(position.to_play()) == Team::A {
+            *children.iter().max().unwrap()
+        } else {
+            *children.iter().min().unwrap()
+        };
+        assert_eq!(solution.value, best);
+        assert_eq!(solver.value(&position), best);
+        let values: Vec<i32> = solution.cards.iter().map(|(_, v)| *v).collect();
+        assert_eq!(values, children);
+    }
+}
+
+/// Renames the suits: trump stays, the other three are permuted.
+fn rename_suits(position: &Position, map: [Suit; 4]) -> Position {
+    let card = |c: Card| Card::new(c.rank, map[c.suit.index()]);
+    let set = |s: CardSet| s.iter().map(card).collect::<CardSet>();
+    Position {
+        hands: BySeat(position.hands.0.map(set)),
+        trump: map[position.trump.index()],
+        trick: position.trick.iter().copied().map(card).collect(),
+        ..position.clone()
+    }
+}
+
+#[test]
+fn values_do_not_depend_on_the_order_in_which_cards_are_searched() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut solver = Solver::new();
+    let mut plain = Solver::with_techniques(Techniques {
+        table: false,
+        merge: false,
+        bounds: false,
+        ordering: false,
+    });
+    for _ in 0..100 {
+        let position = random_position(&mut rng, RevokeMode::Enforced, 4);
+        let solution = solver.solve(&position);
+        assert_eq!(plain.solve(&position), solution);
+        // Renaming the suits changes the order of the cards in every hand
+        // (hands iterate clubs to spades) but not the game.
+        let mut others: Vec<Suit> = Suit::ALL
+            .into_iter()
+            .filter(|s| *s != position.trump)
+            .collect();
+        others.rotate_left(1);
+        let mut map = [position.trump; 4];
+        let mut rest = others.into_iter();
+        for suit in Suit::ALL {
+            if suit != position.trump {
+                map[suit.index()] = rest.next().unwrap();
+            }
+        }
+        let renamed = rename_suits(&position, map);
+        let renamed_solution = solver.solve(&renamed);
+        assert_eq!(renamed_solution.value, solution.value);
+        let mut expected: Vec<(Card, i32)> = solution
+            .cards
+            .iter()
+            .map(|(c, v)| (Card::new(c.rank, map[c.suit.index()]), *v))
+            .collect();
+        expected.sort_by_key(|(c, _)| CardSet::single(*c).bits());
+        assert_eq!(renamed_solution.cards, expected);
+    }
+}
+
+#[test]
+fn team_values_convert_between_perspectives() {
+    let solution = kaarttafel::games::klaverjassen::Solution {
+        value: 42,
+        cards: Vec::new(),
+    };
+    assert_eq!(solution.value_for(Team::A), 42);
+    assert_eq!(solution.value_for(Team::B), -42);
+    let _ = ByTeam::new(0, 0);
+}
