@@ -4,6 +4,7 @@
 mod support;
 
 mod auth;
+mod bots;
 mod concurrency;
 mod input;
 mod klaverjassen;
