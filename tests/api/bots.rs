@@ -513,6 +513,94 @@ async fn a_table_left_waiting_a_day_is_abandoned(db: Db) {
     assert_eq!(lobby.body["items"].as_array().unwrap().len(), 0);
 }
 
+/// Plays a one-deal match of a person against three computer players,
+/// sending the person's moves to `apps` in turn; returns the final version.
+async fn play_against_bots_on(apps: &[&TestApp], id: &str, anne: &Player) -> i64 {
+    let mut turn = 0;
+    let mut view = apps[0].view(id, anne).await;
+    while view["status"] == "playing" {
+        let app = apps[turn % apps.len()];
+        turn += 1;
+        view = match person_move(&view) {
+            Some(mv) => {
+                let answer = app.play(id, anne, mv).await;
+                match answer.status {
+                    StatusCode::OK => answer.body,
+                    // A computer player moved first: read again.
+                    _ => app.view(id, anne).await,
+                }
+            }
+            None => {
+                let version = view["version"].as_i64().unwrap();
+                app.view_after(id, anne, version).await
+            }
+        };
+    }
+    view["version"].as_i64().unwrap()
+}
+
+/// Every automatic move is applied exactly once when two instances share
+/// one database: every table finishes, and its event log has no gap and no
+/// duplicate (sequence numbers are the versions; a duplicate move would be
+/// refused by the rules or show as a second event for one turn).
+async fn two_instances_make_every_automatic_move_exactly_once(db: Db) {
+    if db == Db::Sqlite {
+        return; // One process per SQLite file.
+    }
+    let first = TestApp::spawn(db).await;
+    let second = first.second_instance().await;
+    let mut tables = Vec::new();
+    for n in 0..40 {
+        let anne = first.player(&format!("Anne {n}")).await;
+        let created = create(
+            &first,
+            &anne,
+            json!({"game": "klaverjassen",
+                   "options": {"deals": 1, "bot_delay_ms": 0},
+                   "bots": [{"level": "basic"}, {"level": "basic"}, {"level": "basic"}]}),
+        )
+        .await;
+        tables.push((created["id"].as_str().unwrap().to_owned(), anne));
+    }
+    let plays = tables.iter().enumerate().map(|(n, (id, anne))| {
+        let (first, second) = (&first, &second);
+        async move {
+            let apps: [&TestApp; 2] = if n % 2 == 0 {
+                [first, second]
+            } else {
+                [second, first]
+            };
+            play_against_bots_on(&apps, id, anne).await
+        }
+    });
+    let versions = futures_util::future::join_all(plays).await;
+    for ((id, anne), version) in tables.iter().zip(versions) {
+        let view = first.view(id, anne).await;
+        assert_eq!(view["status"], "finished");
+        assert_eq!(view["klaverjassen"]["deals"].as_array().unwrap().len(), 1);
+        assert_event_log_complete(&first, id, anne, version).await;
+    }
+    // One instance stops mid-game: the other finishes every table.
+    let mut tables = Vec::new();
+    for n in 0..10 {
+        let anne = first.player(&format!("Bea {n}")).await;
+        let created = create(
+            &second,
+            &anne,
+            json!({"game": "klaverjassen",
+                   "options": {"deals": 1, "bot_delay_ms": 0},
+                   "bots": [{"level": "basic"}, {"level": "basic"}, {"level": "basic"}]}),
+        )
+        .await;
+        tables.push((created["id"].as_str().unwrap().to_owned(), anne));
+    }
+    second.stop().await;
+    for (id, anne) in &tables {
+        let version = play_against_bots_on(&[&first], id, anne).await;
+        assert_event_log_complete(&first, id, anne, version).await;
+    }
+}
+
 on_both_databases!(
     a_person_plays_a_whole_enforced_match_against_three_basic_players,
     a_person_plays_a_whole_club_match_against_three_basic_players,
@@ -524,4 +612,5 @@ on_both_databases!(
     a_clock_running_out_moves_for_the_seat_at_each_potverteren_turn,
     an_away_player_is_back_after_a_move_or_saying_so,
     a_table_left_waiting_a_day_is_abandoned,
+    two_instances_make_every_automatic_move_exactly_once,
 );

@@ -278,6 +278,16 @@ impl TestApp {
         answer.body
     }
 
+    /// A second instance of the app on the same database.
+    pub async fn second_instance(&self) -> TestApp {
+        TestApp::start(self.settings.clone(), None).await
+    }
+
+    /// Stops the app gracefully (its database stays).
+    pub async fn stop(&self) {
+        self.stopper.stop().await;
+    }
+
     /// Stops the app gracefully and starts it again on the same database.
     pub async fn restart(self) -> TestApp {
         self.stopper.stop().await;
