@@ -64,7 +64,7 @@ fn play_deal(
     game.rules = Some(Rules::Klaverjassen(Match::from_hands(rules_options, hands)));
     while game.status == Status::Playing {
         let to_move = game.awaiting().expect("awaiting").seats[0];
-        let who = if to_move.0 % 2 == 0 { a } else { b };
+        let who = if to_move.0.is_multiple_of(2) { a } else { b };
         let view = game.view_of_seat(Some(to_move));
         let mv = who.choose(&view, rng).expect("a move");
         game.play_for(to_move, mv, rng).expect("legal");
