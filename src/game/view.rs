@@ -161,15 +161,50 @@ impl ToSchema for NewOptionsSchema {
         use utoipa::PartialSchema;
         schemas.push((
             <klaverjassen::Options as ToSchema>::name().into(),
-            klaverjassen::Options::schema(),
+            with_table_options(klaverjassen::Options::schema()),
         ));
         <klaverjassen::Options as ToSchema>::schemas(schemas);
         schemas.push((
             <potverteren::Options as ToSchema>::name().into(),
-            potverteren::Options::schema(),
+            with_table_options(potverteren::Options::schema()),
         ));
         <potverteren::Options as ToSchema>::schemas(schemas);
     }
+}
+
+/// The options both games share, as a new table takes them; every one may
+/// be left out. The JSON of [`super::TableOptions`].
+#[derive(ToSchema)]
+#[expect(dead_code, reason = "describes JSON only")]
+struct NewTableOptions {
+    /// Seconds a seat has for its turn, 5..3600; null (the default) for no
+    /// clock. When it runs out, the seat's move is made for it and the seat
+    /// is away.
+    #[schema(example = 60, minimum = 5, maximum = 3600)]
+    turn_seconds: Option<u32>,
+    /// Milliseconds a computer player waits before its move, 0..10000
+    /// (default 800).
+    #[schema(example = 800, minimum = 0, maximum = 10000, default = 800)]
+    bot_delay_ms: Option<u32>,
+    /// Whether the hint endpoint answers on this table (default false).
+    #[schema(default = false)]
+    hints: Option<bool>,
+}
+
+/// A game's own options schema with the shared table options added.
+fn with_table_options(
+    schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::PartialSchema;
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::Schema;
+    let (RefOr::T(Schema::Object(mut object)), RefOr::T(Schema::Object(table))) =
+        (schema.clone(), NewTableOptions::schema())
+    else {
+        return schema;
+    };
+    object.properties.extend(table.properties);
+    RefOr::T(Schema::Object(object))
 }
 
 /// A move of either game, tagged by `type`: one schema per move, named, with
