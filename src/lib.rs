@@ -6,6 +6,8 @@
 //! SQL, `http` all routes.
 
 pub mod auth;
+pub mod bots;
+pub mod clock;
 pub mod config;
 pub mod game;
 pub mod games;

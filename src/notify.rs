@@ -26,6 +26,9 @@ pub struct Notifier {
     games: Mutex<HashMap<Uuid, watch::Sender<i64>>>,
     recheck: watch::Sender<u64>,
     shutdown: watch::Sender<bool>,
+    /// Wakes the scheduler: a game changed here or on another instance, so
+    /// automatic work may have fallen due.
+    pub work: tokio::sync::Notify,
 }
 
 impl Default for Notifier {
@@ -34,6 +37,7 @@ impl Default for Notifier {
             games: Mutex::new(HashMap::new()),
             recheck: watch::channel(0).0,
             shutdown: watch::channel(false).0,
+            work: tokio::sync::Notify::new(),
         }
     }
 }
@@ -55,6 +59,7 @@ impl Notifier {
 
     /// `game` is at `version` now.
     pub fn publish(&self, game: Uuid, version: i64) {
+        self.work.notify_one();
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(sender) = games.get(&game) {
             sender.send_if_modified(|known| {
@@ -77,6 +82,7 @@ impl Notifier {
     /// Ends every wait: the server is stopping.
     pub fn shut_down(&self) {
         self.shutdown.send_replace(true);
+        self.work.notify_one();
     }
 
     /// Whether the server is stopping.

@@ -104,6 +104,15 @@ fn cors(origins: &[String]) -> Cors {
 impl Application {
     /// Connects the database, applies migrations and binds the listener.
     pub async fn build(settings: &Settings) -> Result<Application, StartError> {
+        Application::build_with_clock(settings, Arc::new(crate::clock::SystemClock)).await
+    }
+
+    /// As [`Application::build`], with the time taken from `clock` (tests
+    /// pass a clock they move by hand).
+    pub async fn build_with_clock(
+        settings: &Settings,
+        clock: Arc<dyn crate::clock::Clock>,
+    ) -> Result<Application, StartError> {
         let store = Store::connect(&settings.database, settings.db_acquire_timeout).await?;
         let secret = match &settings.jwt_secret {
             Some(secret) => secret.clone(),
@@ -131,7 +140,9 @@ impl Application {
             notifier: Arc::clone(&notifier),
             sse_keep_alive: settings.sse_keep_alive,
             path_prefix: settings.path_prefix.clone(),
+            clock,
         });
+        tokio::spawn(http::scheduler::run(state.clone()));
         let origins = settings.cors_allowed_origins.clone();
         let listener = TcpListener::bind((settings.host, settings.port)).map_err(|source| {
             StartError::Bind {

@@ -4,6 +4,7 @@
 //! Pure like the rules: no I/O, no clock; randomness is passed in. The HTTP
 //! layer loads a [`Game`], applies one change here, and stores it again.
 
+pub mod automation;
 pub mod events;
 pub mod view;
 
@@ -12,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::games::{Seat, klaverjassen, potverteren};
+use crate::bots::Level;
+use crate::games::{Awaiting, Seat, klaverjassen, potverteren};
 
 /// Which game a table plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -53,6 +55,8 @@ pub enum Status {
     Playing,
     /// The match is over (or the Potverteren host ended the table).
     Finished,
+    /// The table waited too long for players and was closed.
+    Abandoned,
 }
 
 impl Status {
@@ -62,6 +66,7 @@ impl Status {
             Status::Waiting => "waiting",
             Status::Playing => "playing",
             Status::Finished => "finished",
+            Status::Abandoned => "abandoned",
         }
     }
 
@@ -71,6 +76,7 @@ impl Status {
             "waiting" => Some(Status::Waiting),
             "playing" => Some(Status::Playing),
             "finished" => Some(Status::Finished),
+            "abandoned" => Some(Status::Abandoned),
             _ => None,
         }
     }
@@ -120,6 +126,79 @@ impl Options {
             Options::Klaverjassen(_) => 4,
             Options::Potverteren(options) => options.seats,
         }
+    }
+}
+
+/// The table options both games share: the turn clock, the pace of
+/// computer players and whether hints are on (API.md "Computer players and
+/// clocks"). They sit beside the game's own options in `options`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableOptions {
+    /// Seconds a seat has for its turn; `None` for no clock.
+    #[serde(default)]
+    pub turn_seconds: Option<u32>,
+    /// Milliseconds between a computer player's turn and its move.
+    #[serde(default = "default_bot_delay_ms")]
+    pub bot_delay_ms: u32,
+    /// Whether `GET /v1/games/{id}/hint` answers on this table.
+    #[serde(default)]
+    pub hints: bool,
+}
+
+/// The default pause before a computer player's move: long enough for a
+/// person to see each card land, short enough not to bore.
+pub const DEFAULT_BOT_DELAY_MS: u32 = 800;
+
+fn default_bot_delay_ms() -> u32 {
+    DEFAULT_BOT_DELAY_MS
+}
+
+impl Default for TableOptions {
+    fn default() -> TableOptions {
+        TableOptions {
+            turn_seconds: None,
+            bot_delay_ms: DEFAULT_BOT_DELAY_MS,
+            hints: false,
+        }
+    }
+}
+
+/// The option names of [`TableOptions`].
+const TABLE_OPTION_NAMES: [&str; 3] = ["turn_seconds", "bot_delay_ms", "hints"];
+
+impl TableOptions {
+    /// Reads the game's options and the table options from one `options`
+    /// object: the table options are taken out, the rest is the game's.
+    pub fn parse_with(
+        kind: GameKind,
+        value: Option<serde_json::Value>,
+    ) -> Result<(Options, TableOptions), GameError> {
+        let mut value = value.unwrap_or_else(|| serde_json::json!({}));
+        let mut part = serde_json::Map::new();
+        if let Some(map) = value.as_object_mut() {
+            for name in TABLE_OPTION_NAMES {
+                if let Some(v) = map.remove(name) {
+                    part.insert(name.to_owned(), v);
+                }
+            }
+        }
+        let table: TableOptions = from_json("options", serde_json::Value::Object(part))
+            .map_err(GameError::InvalidOptions)?;
+        if let Some(seconds) = table.turn_seconds
+            && !(5..=3600).contains(&seconds)
+        {
+            return Err(GameError::InvalidOptions(format!(
+                "options.turn_seconds: null, or 5 to 3600 seconds, not {seconds}"
+            )));
+        }
+        if table.bot_delay_ms > 10_000 {
+            return Err(GameError::InvalidOptions(format!(
+                "options.bot_delay_ms: 0 to 10000, not {}",
+                table.bot_delay_ms
+            )));
+        }
+        Ok((Options::parse(kind, Some(value))?, table))
     }
 }
 
@@ -194,6 +273,9 @@ pub struct SeatedPlayer {
     /// The player's name.
     #[schema(example = "Anneke")]
     pub name: String,
+    /// The level, when this player is a computer player (shown in the seat).
+    #[serde(skip)]
+    pub bot: Option<Level>,
 }
 
 /// A game: the table around the rules.
@@ -215,6 +297,14 @@ pub struct Game {
     pub seats: Vec<Option<SeatedPlayer>>,
     /// The rules state, from the moment every seat is taken.
     pub rules: Option<Rules>,
+    /// The options both games share (clock, computer players' pace, hints).
+    pub table: TableOptions,
+    /// Whether each seat is away: its clock ran out, and its moves are made
+    /// for it until its player acts again.
+    pub away: Vec<bool>,
+    /// When the awaited seats' clock runs out, Unix microseconds; `None`
+    /// without a clock.
+    pub deadline: Option<i64>,
 }
 
 /// Why a change to a game was refused. Nothing was changed.
@@ -244,6 +334,12 @@ pub enum GameError {
     /// The caller has no seat at this table.
     #[error("you have no seat at this table")]
     NotSeated,
+    /// Only the host may do this.
+    #[error("only the host may do this")]
+    NotHost,
+    /// The seat holds no computer player.
+    #[error("seat {0} holds no computer player")]
+    NoBot(u8),
     /// The host cannot leave a table it created before it starts.
     #[error("the host cannot leave the table it created")]
     HostCannotLeave,
@@ -266,6 +362,7 @@ impl Game {
         id: Uuid,
         kind: GameKind,
         options: Options,
+        table: TableOptions,
         host: SeatedPlayer,
         host_seat: Option<u8>,
     ) -> Result<Game, GameError> {
@@ -286,6 +383,9 @@ impl Game {
             options,
             seats,
             rules: None,
+            table,
+            away: vec![false; usize::from(count)],
+            deadline: None,
         })
     }
 
@@ -356,7 +456,8 @@ impl Game {
         Ok(seat)
     }
 
-    /// Applies `player`'s move through the rules.
+    /// Applies `player`'s move through the rules. A player who acts for
+    /// its seat is back: the seat is no longer away.
     pub fn play<R: Rng + ?Sized>(
         &mut self,
         player: Uuid,
@@ -364,6 +465,35 @@ impl Game {
         rng: &mut R,
     ) -> Result<Seat, GameError> {
         let seat = self.seat_of(player).ok_or(GameError::NotSeated)?;
+        self.play_for(seat, mv, rng)?;
+        self.away[seat.index()] = false;
+        Ok(seat)
+    }
+
+    /// Frees the seat of the computer player in `seat` before the start.
+    pub fn remove_bot(&mut self, seat: u8) -> Result<SeatedPlayer, GameError> {
+        if self.status != Status::Waiting {
+            return Err(GameError::GameStarted);
+        }
+        let last = self.seats.len() as u8 - 1;
+        let slot = self
+            .seats
+            .get_mut(usize::from(seat))
+            .ok_or(GameError::NoSuchSeat(last))?;
+        match slot {
+            Some(player) if player.bot.is_some() => Ok(slot.take().expect("seated")),
+            _ => Err(GameError::NoBot(seat)),
+        }
+    }
+
+    /// Applies a move for `seat` through the rules: the path of a player's
+    /// own move and of an automatic one (computer player, clock).
+    pub fn play_for<R: Rng + ?Sized>(
+        &mut self,
+        seat: Seat,
+        mv: Move,
+        rng: &mut R,
+    ) -> Result<Seat, GameError> {
         let rules = self.rules.as_mut().ok_or(GameError::NotStarted)?;
         let refused = |code: &'static str, detail: String| GameError::Rules { code, detail };
         match (rules, mv) {
@@ -396,9 +526,54 @@ impl Game {
 
     /// The moves `player` may make now (none without a seat).
     pub fn legal_moves(&self, player: Option<Uuid>) -> Vec<Move> {
-        let Some(seat) = player.and_then(|p| self.seat_of(p)) else {
-            return Vec::new();
-        };
+        match player.and_then(|p| self.seat_of(p)) {
+            Some(seat) => self.legal_moves_of(seat),
+            None => Vec::new(),
+        }
+    }
+
+    /// Who the table waits for: the rules' answer once started, else the
+    /// free seats.
+    pub fn awaiting(&self) -> Option<Awaiting> {
+        match &self.rules {
+            None if self.status == Status::Waiting => Some(Awaiting {
+                seats: self
+                    .seats
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.is_none())
+                    .map(|(i, _)| Seat(i as u8))
+                    .collect(),
+                action: crate::games::Action::Join,
+            }),
+            None => None,
+            Some(Rules::Klaverjassen(game)) => game.awaiting(),
+            Some(Rules::Potverteren(game)) => game.awaiting(),
+        }
+    }
+
+    /// The computer player's level in `seat`, if a computer player sits there.
+    pub fn bot_in(&self, seat: Seat) -> Option<Level> {
+        self.seats
+            .get(seat.index())
+            .and_then(|p| p.as_ref())
+            .and_then(|p| p.bot)
+    }
+
+    /// The table options as the API shows them: the game's and the shared
+    /// ones in one object.
+    pub fn options_json(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(&self.options).unwrap_or_default();
+        if let (Some(map), Ok(serde_json::Value::Object(table))) =
+            (value.as_object_mut(), serde_json::to_value(&self.table))
+        {
+            map.extend(table);
+        }
+        value
+    }
+
+    /// The moves `seat` may make now.
+    pub fn legal_moves_of(&self, seat: Seat) -> Vec<Move> {
         match &self.rules {
             Some(Rules::Klaverjassen(game)) => game
                 .legal_moves(seat)

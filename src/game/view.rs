@@ -5,9 +5,10 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{Game, GameKind, Move, Options, Rules, SeatedPlayer, Status};
+use super::{Game, GameKind, Move, Rules, SeatedPlayer, Status};
+use crate::bots::Level;
 use crate::games::cards::{Card, Suit};
-use crate::games::{Action, Awaiting, Seat, klaverjassen, potverteren};
+use crate::games::{Action, Seat, klaverjassen, potverteren};
 
 /// A seat and who sits in it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -16,6 +17,22 @@ pub struct SeatView {
     pub seat: Seat,
     /// The player in it, or null when free.
     pub player: Option<SeatedPlayer>,
+    /// The computer player's level when a computer player sits here, else null.
+    pub bot: Option<Level>,
+    /// Whether the seat is away: its clock ran out, and its moves are made
+    /// for it at once until its player acts again.
+    pub away: bool,
+}
+
+/// Who the table waits for, and until when.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AwaitingView {
+    /// The seats the table waits for.
+    pub seats: Vec<Seat>,
+    /// What they are to do.
+    pub action: Action,
+    /// When their clock runs out (RFC 3339); null on a table without a clock.
+    pub deadline: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A game as the caller may see it.
@@ -32,7 +49,7 @@ pub struct GameView {
     pub version: i64,
     /// The table options.
     #[schema(value_type = OptionsSchema)]
-    pub options: Options,
+    pub options: serde_json::Value,
     /// The player who created the table and controls it before it starts.
     pub host: Uuid,
     /// Who sits where.
@@ -40,7 +57,7 @@ pub struct GameView {
     /// The caller's seat, or null for a spectator.
     pub you: Option<Seat>,
     /// Who the table waits for; null when finished.
-    pub awaiting: Option<Awaiting>,
+    pub awaiting: Option<AwaitingView>,
     /// The moves the caller may make now.
     #[schema(value_type = Vec<MoveSchema>)]
     pub legal_moves: Vec<Move>,
@@ -80,6 +97,14 @@ pub struct KlaverjassenOptionsView {
     pub deals: u8,
     /// Whether the server deals each deal itself as soon as it is due.
     pub auto_deal: bool,
+    /// Seconds a seat has for its turn, 5..3600; null for no clock.
+    #[schema(example = 60, minimum = 5, maximum = 3600)]
+    pub turn_seconds: Option<u32>,
+    /// Milliseconds a computer player waits before its move, 0..10000.
+    #[schema(example = 800, minimum = 0, maximum = 10000)]
+    pub bot_delay_ms: u32,
+    /// Whether the hint endpoint answers on this table.
+    pub hints: bool,
 }
 
 /// The options of a Potverteren table as a game shows them, every one
@@ -98,6 +123,14 @@ pub struct PotverterenOptionsView {
     /// Whether the server deals as soon as a deal is due, instead of waiting
     /// for the pothouder's `deal`.
     pub auto_deal: bool,
+    /// Seconds a seat has for its turn, 5..3600; null for no clock.
+    #[schema(example = 60, minimum = 5, maximum = 3600)]
+    pub turn_seconds: Option<u32>,
+    /// Milliseconds a computer player waits before its move, 0..10000.
+    #[schema(example = 800, minimum = 0, maximum = 10000)]
+    pub bot_delay_ms: u32,
+    /// Whether the hint endpoint answers on this table.
+    pub hints: bool,
 }
 
 /// The options of a new table, for the game named beside them; every one may
@@ -128,15 +161,50 @@ impl ToSchema for NewOptionsSchema {
         use utoipa::PartialSchema;
         schemas.push((
             <klaverjassen::Options as ToSchema>::name().into(),
-            klaverjassen::Options::schema(),
+            with_table_options(klaverjassen::Options::schema()),
         ));
         <klaverjassen::Options as ToSchema>::schemas(schemas);
         schemas.push((
             <potverteren::Options as ToSchema>::name().into(),
-            potverteren::Options::schema(),
+            with_table_options(potverteren::Options::schema()),
         ));
         <potverteren::Options as ToSchema>::schemas(schemas);
     }
+}
+
+/// The options both games share, as a new table takes them; every one may
+/// be left out. The JSON of [`super::TableOptions`].
+#[derive(ToSchema)]
+#[expect(dead_code, reason = "describes JSON only")]
+struct NewTableOptions {
+    /// Seconds a seat has for its turn, 5..3600; null (the default) for no
+    /// clock. When it runs out, the seat's move is made for it and the seat
+    /// is away.
+    #[schema(example = 60, minimum = 5, maximum = 3600)]
+    turn_seconds: Option<u32>,
+    /// Milliseconds a computer player waits before its move, 0..10000
+    /// (default 800).
+    #[schema(example = 800, minimum = 0, maximum = 10000, default = 800)]
+    bot_delay_ms: Option<u32>,
+    /// Whether the hint endpoint answers on this table (default false).
+    #[schema(default = false)]
+    hints: Option<bool>,
+}
+
+/// A game's own options schema with the shared table options added.
+fn with_table_options(
+    schema: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::PartialSchema;
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::Schema;
+    let (RefOr::T(Schema::Object(mut object)), RefOr::T(Schema::Object(table))) =
+        (schema.clone(), NewTableOptions::schema())
+    else {
+        return schema;
+    };
+    object.properties.extend(table.properties);
+    RefOr::T(Schema::Object(object))
 }
 
 /// A move of either game, tagged by `type`: one schema per move, named, with
@@ -271,7 +339,12 @@ impl Game {
     /// The game as `caller` may see it: its own seat's view when seated, the
     /// spectator view otherwise.
     pub fn view_for(&self, caller: Option<Uuid>) -> GameView {
-        let you = caller.and_then(|p| self.seat_of(p));
+        self.view_of_seat(caller.and_then(|p| self.seat_of(p)))
+    }
+
+    /// The game as `seat` may see it (`None`: a spectator): what a person in
+    /// that seat gets, and all a computer player in it may decide from.
+    pub fn view_of_seat(&self, you: Option<Seat>) -> GameView {
         let (klaverjassen, potverteren) = match &self.rules {
             Some(Rules::Klaverjassen(game)) => (Some(game.view_for(you)), None),
             Some(Rules::Potverteren(game)) => (None, Some(game.view_for(you))),
@@ -282,32 +355,20 @@ impl Game {
             game: self.kind,
             status: self.status,
             version: self.version,
-            options: self.options.clone(),
+            options: self.options_json(),
             host: self.host,
             seats: self.seat_views(),
             you,
-            awaiting: self.awaiting(),
-            legal_moves: self.legal_moves(caller),
+            awaiting: self.awaiting().map(|a| AwaitingView {
+                seats: a.seats,
+                action: a.action,
+                deadline: self
+                    .deadline
+                    .and_then(chrono::DateTime::from_timestamp_micros),
+            }),
+            legal_moves: you.map(|s| self.legal_moves_of(s)).unwrap_or_default(),
             klaverjassen,
             potverteren,
-        }
-    }
-
-    /// Who the table waits for.
-    pub fn awaiting(&self) -> Option<Awaiting> {
-        match &self.rules {
-            None => Some(Awaiting {
-                seats: self
-                    .seats
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| p.is_none())
-                    .map(|(i, _)| Seat(i as u8))
-                    .collect(),
-                action: Action::Join,
-            }),
-            Some(Rules::Klaverjassen(game)) => game.awaiting(),
-            Some(Rules::Potverteren(game)) => game.awaiting(),
         }
     }
 
@@ -318,6 +379,8 @@ impl Game {
             .map(|(i, player)| SeatView {
                 seat: Seat(i as u8),
                 player: player.clone(),
+                bot: player.as_ref().and_then(|p| p.bot),
+                away: self.away.get(i).copied().unwrap_or(false),
             })
             .collect()
     }
@@ -329,7 +392,7 @@ impl Game {
             game: self.kind,
             status: self.status,
             version: self.version,
-            options: self.options.clone(),
+            options: self.options_json(),
             host: self.host,
             seats: self.seat_views(),
         }
@@ -349,7 +412,7 @@ pub struct GameSummary {
     pub version: i64,
     /// The table options.
     #[schema(value_type = OptionsSchema)]
-    pub options: Options,
+    pub options: serde_json::Value,
     /// The player who created the table.
     pub host: Uuid,
     /// Who sits where.

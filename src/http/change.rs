@@ -40,6 +40,21 @@ pub enum SeatChange {
     Took(u8),
     /// The caller left this seat.
     Left(u8),
+    /// A computer player, a new player row, took this seat.
+    Bot(u8, SeatedPlayer),
+}
+
+/// A change's event, as the log records it.
+impl Event {
+    /// An event that changes no seat.
+    pub fn new(kind: &'static str, seat: Option<u8>, payload: serde_json::Value) -> Event {
+        Event {
+            kind,
+            seat,
+            payload,
+            seat_change: None,
+        }
+    }
 }
 
 /// The caller's `Idempotency-Key`, checked.
@@ -182,24 +197,14 @@ pub async fn change_game<B: Serialize>(
     }
     let before = game.clone();
     let event = apply(&mut game).map_err(|error| refusal(&before, caller.id, error))?;
-    game.version += 1;
-    games::update(&mut tx, &game_to_row(&game, row.created_at)?).await?;
-    match event.seat_change {
-        Some(SeatChange::Took(seat)) => games::add_seat(&mut tx, id, seat, caller.id).await?,
-        Some(SeatChange::Left(seat)) => games::remove_seat(&mut tx, id, seat).await?,
-        None => {}
-    }
-    crate::store::events::append(
+    record_change(
+        state,
         &mut tx,
-        id,
-        &EventRow {
-            seq: game.version,
-            player_id: Some(caller.id),
-            seat: event.seat,
-            kind: event.kind.to_owned(),
-            payload: event.payload.to_string(),
-            created_at: 0,
-        },
+        &mut game,
+        row.created_at,
+        &event,
+        Some(caller.id),
+        None,
     )
     .await?;
     let body = view_json(&game, caller.id)?;
@@ -214,16 +219,74 @@ pub async fn change_game<B: Serialize>(
         &body,
     )
     .await?;
-    if state.store.backend() == Backend::Postgres {
-        listen::announce(&mut tx, id, game.version).await?;
-    }
     tx.commit().await?;
-    state.notifier.publish(id, game.version);
+    after_commit(state, &game, &event, None);
+    Ok(json_answer(StatusCode::OK, headers).body(body))
+}
+
+/// Writes an accepted change inside `tx`: the version goes up by one, the
+/// deadline and when automatic work falls due are set, the seat change and
+/// the event are written, and (on Postgres) the change is announced. The
+/// one path of a player's change and of an automatic move.
+pub async fn record_change(
+    state: &AppState,
+    tx: &mut Tx,
+    game: &mut Game,
+    created_at: i64,
+    event: &Event,
+    player: Option<Uuid>,
+    actor: Option<&str>,
+) -> Result<(), ApiError> {
+    game.version += 1;
+    let due_at = game.schedule(created_at, state.clock.now_micros());
+    let mut row = game_to_row(game, created_at)?;
+    row.due_at = due_at;
+    games::update(tx, &row).await?;
+    match event.seat_change {
+        Some(SeatChange::Took(seat)) => {
+            if let Some(player) = player {
+                games::add_seat(tx, game.id, seat, player).await?;
+            }
+        }
+        Some(SeatChange::Left(seat)) => games::remove_seat(tx, game.id, seat).await?,
+        Some(SeatChange::Bot(seat, ref bot)) => {
+            let level = bot.bot.map_or("basic", crate::bots::Level::as_str);
+            crate::store::players::insert_bot(tx, bot.id, &bot.name, level).await?;
+            games::add_seat(tx, game.id, seat, bot.id).await?;
+        }
+        None => {}
+    }
+    crate::store::events::append(
+        tx,
+        game.id,
+        &EventRow {
+            seq: game.version,
+            player_id: player,
+            seat: event.seat,
+            kind: event.kind.to_owned(),
+            payload: event.payload.to_string(),
+            created_at: 0,
+            actor: actor.map(str::to_owned),
+        },
+    )
+    .await?;
+    if state.store.backend() == Backend::Postgres {
+        listen::announce(tx, game.id, game.version).await?;
+    }
+    Ok(())
+}
+
+/// After a change's commit: wakes streams, long polls and the scheduler,
+/// and counts the move (`actor` `bot` or `clock` for an automatic one).
+pub fn after_commit(state: &AppState, game: &Game, event: &Event, actor: Option<&str>) {
+    state.notifier.publish(game.id, game.version);
     if matches!(event.kind, "deal" | "move") {
         let move_type = event.payload["type"].as_str().unwrap_or("unknown");
         state.metrics.count_move(game.kind.as_str(), move_type);
     }
-    Ok(json_answer(StatusCode::OK, headers).body(body))
+    if let Some(actor) = actor {
+        state.metrics.count_automatic(actor);
+    }
 }
 
 /// `If-Match` with another version than the game's is a 412.
@@ -263,6 +326,7 @@ pub async fn seated_player(
     Ok(SeatedPlayer {
         id: player.id,
         name: player.name,
+        bot: None,
     })
 }
 
@@ -294,6 +358,11 @@ pub fn refusal(game: &Game, caller: Uuid, error: GameError) -> ApiError {
             code: "forbidden",
             detail,
         },
+        GameError::NotHost => ApiError::Forbidden {
+            code: "forbidden",
+            detail,
+        },
+        GameError::NoBot(_) => ApiError::NotFound(detail),
         GameError::NotSeated => ApiError::Forbidden {
             code: "not_seated",
             detail,

@@ -8,17 +8,18 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::change::{
-    Event, SeatChange, change_game, etag, etag_listed, idempotency_key, json_answer, remember,
-    replay, request_hash, seated_player, view_json,
+    Event, SeatChange, change_game, etag, etag_listed, idempotency_key, json_answer, refusal,
+    remember, replay, request_hash, seated_player, view_json,
 };
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson};
 use super::record::{game_from_row, game_to_row};
 use super::stream::{load, wait_past};
+use crate::bots::Level;
 use crate::game::events as event_log;
 pub use crate::game::view::GameSummary;
 use crate::game::view::{GameView, MoveSchema};
-use crate::game::{Game, GameKind, Move, Options};
+use crate::game::{Game, GameKind, Move, SeatedPlayer, TableOptions};
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
 
@@ -34,6 +35,27 @@ pub struct NewGame {
     pub options: Option<serde_json::Value>,
     /// The seat the host takes (default 0).
     pub seat: Option<u8>,
+    /// Seats to fill with computer players at creation.
+    pub bots: Option<Vec<BotSeat>>,
+}
+
+/// A computer player to seat.
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BotSeat {
+    /// The seat (the first free one when left out).
+    pub seat: Option<u8>,
+    /// How strong it plays: `basic`, or `strong` (today played as `basic`).
+    pub level: Level,
+}
+
+/// A new computer player of `level` for `seat`, not yet stored.
+pub fn new_bot(level: Level, seat: Option<u8>) -> SeatedPlayer {
+    SeatedPlayer {
+        id: Uuid::new_v4(),
+        name: level.player_name(seat.unwrap_or(0)),
+        bot: Some(level),
+    }
 }
 
 /// Creates a table. The caller is its host and takes seat 0 (or `seat`).
@@ -55,19 +77,38 @@ pub async fn create_game(
 ) -> Result<HttpResponse, ApiError> {
     let key = idempotency_key(&req)?;
     let hash = request_hash(&req, &*body);
-    let options = Options::parse(body.game, body.options.clone())
+    let (options, table) = TableOptions::parse_with(body.game, body.options.clone())
         .map_err(|e| ApiError::validation(e.to_string()))?;
     let mut tx = state.store.begin_write().await?;
     if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash).await? {
         return Ok(replayed);
     }
     let host = seated_player(&mut tx, caller).await?;
-    let game = Game::create(Uuid::new_v4(), body.game, options, host, body.seat)
+    let mut game = Game::create(Uuid::new_v4(), body.game, options, table, host, body.seat)
         .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
-    let created_at = crate::store::now_micros();
-    games::insert(&mut tx, &game_to_row(&game, created_at)?).await?;
+    let mut bots = Vec::new();
+    for wanted in body.bots.iter().flatten() {
+        let bot = new_bot(wanted.level, wanted.seat);
+        let seat = game
+            .join(bot.clone(), wanted.seat, &mut rand::rng())
+            .map_err(|e| refusal(&game, caller.id, e))?;
+        let mut bot = bot;
+        bot.name = wanted.level.player_name(seat.0);
+        game.seats[seat.index()] = Some(bot.clone());
+        bots.push((seat.0, bot));
+    }
+    let created_at = state.clock.now_micros();
+    let due_at = game.schedule(created_at, created_at);
+    let mut row = game_to_row(&game, created_at)?;
+    row.due_at = due_at;
+    games::insert(&mut tx, &row).await?;
     let seat = game.seat_of(caller.id).map(|s| s.0).unwrap_or(0);
     games::add_seat(&mut tx, game.id, seat, caller.id).await?;
+    for (seat, bot) in &bots {
+        let level = bot.bot.map_or("basic", Level::as_str);
+        crate::store::players::insert_bot(&mut tx, bot.id, &bot.name, level).await?;
+        games::add_seat(&mut tx, game.id, *seat, bot.id).await?;
+    }
     events::append(
         &mut tx,
         game.id,
@@ -78,6 +119,7 @@ pub async fn create_game(
             kind: "created".into(),
             payload: serde_json::json!({"type": "created", "seat": seat}).to_string(),
             created_at,
+            actor: None,
         },
     )
     .await?;
@@ -100,6 +142,9 @@ pub async fn create_game(
     )
     .await?;
     tx.commit().await?;
+    if due_at.is_some() {
+        state.notifier.work.notify_one();
+    }
     Ok(json_answer(StatusCode::CREATED, headers).body(body))
 }
 
@@ -420,10 +465,26 @@ pub async fn make_move(
 }
 
 fn apply_move(game: &mut Game, caller: Uuid, mv: Move) -> Result<Event, crate::game::GameError> {
+    let seat = game
+        .seat_of(caller)
+        .ok_or(crate::game::GameError::NotSeated)?;
+    let event = seat_move(game, seat, mv)?;
+    // A player who acts for its seat is back.
+    game.back(seat);
+    Ok(event)
+}
+
+/// Applies `mv` for `seat` and returns its event: the one path of a
+/// player's move and of an automatic one.
+pub fn seat_move(
+    game: &mut Game,
+    seat: crate::games::Seat,
+    mv: Move,
+) -> Result<Event, crate::game::GameError> {
     let mut payload = serde_json::to_value(&mv).unwrap_or_default();
     let kind = if mv.is_deal() { "deal" } else { "move" };
     let context = event_log::context_before(game);
-    let seat = game.play(caller, mv, &mut rand::rng())?;
+    let seat = game.play_for(seat, mv, &mut rand::rng())?;
     let result = event_log::public_result(game, seat, &context, &payload);
     if let Some(object) = payload.as_object_mut() {
         object.insert("seat".into(), serde_json::json!(seat));
@@ -459,6 +520,11 @@ pub struct EventView {
     pub kind: String,
     /// The seat that acted.
     pub seat: Option<u8>,
+    /// Who made the change: `player`, `bot` (a computer player) or `clock`
+    /// (a move made for a seat whose clock ran out or that is away, or a
+    /// table closed after waiting too long).
+    #[schema(example = "player")]
+    pub by: String,
     /// When the change was accepted.
     pub at: chrono::DateTime<chrono::Utc>,
     /// The change: the move as made (public), plus what became public since
@@ -515,6 +581,7 @@ pub async fn game_events(
                 seq: row.seq,
                 kind: row.kind,
                 seat: row.seat,
+                by: row.actor.unwrap_or_else(|| "player".to_owned()),
                 at: chrono::DateTime::from_timestamp_micros(row.created_at).unwrap_or_default(),
                 data: event_log::redact(&game, payload),
             })

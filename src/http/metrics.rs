@@ -43,6 +43,9 @@ pub struct Metrics {
     requests: Family<RequestLabels, Counter>,
     latency: Family<RouteLabels, Histogram>,
     moves: Family<MoveLabels, Counter>,
+    automatic: Family<KindLabels, Counter>,
+    /// Seconds the oldest due automatic work has waited (scheduler lag).
+    pub scheduler_lag: Gauge<f64, std::sync::atomic::AtomicU64>,
     pool_connections: Gauge,
     pool_idle: Gauge,
 }
@@ -70,6 +73,18 @@ impl Default for Metrics {
             "Accepted moves (deals included) by game and move type",
             moves.clone(),
         );
+        let automatic = Family::<KindLabels, Counter>::default();
+        registry.register(
+            "automatic_moves",
+            "Moves the scheduler made, by kind: bot (a computer player) or clock (a seat whose clock ran out, or away)",
+            automatic.clone(),
+        );
+        let scheduler_lag = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
+        registry.register(
+            "scheduler_lag_seconds",
+            "How long the oldest due automatic work has been due, 0 when none is",
+            scheduler_lag.clone(),
+        );
         let pool_connections = Gauge::default();
         registry.register(
             "db_pool_connections",
@@ -87,13 +102,29 @@ impl Default for Metrics {
             requests,
             latency,
             moves,
+            automatic,
+            scheduler_lag,
             pool_connections,
             pool_idle,
         }
     }
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabels {
+    kind: String,
+}
+
 impl Metrics {
+    /// Counts a move the scheduler made (`bot` or `clock`).
+    pub fn count_automatic(&self, kind: &str) {
+        self.automatic
+            .get_or_create(&KindLabels {
+                kind: if kind == "clock" { "timeout" } else { kind }.to_owned(),
+            })
+            .inc();
+    }
+
     /// Counts an accepted move of `game`.
     pub fn count_move(&self, game: &str, move_type: &str) {
         self.moves
@@ -129,6 +160,13 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let pool = state.store.pool();
     state.metrics.pool_connections.set(i64::from(pool.size()));
     state.metrics.pool_idle.set(pool.num_idle() as i64);
+    if let Ok(mut conn) = pool.acquire().await
+        && let Ok(next) = crate::store::games::next_due(&mut conn).await
+    {
+        let now = state.clock.now_micros();
+        let lag = next.map_or(0.0, |due| (now - due).max(0) as f64 / 1e6);
+        state.metrics.scheduler_lag.set(lag);
+    }
     let mut body = String::new();
     if let Err(error) =
         prometheus_client::encoding::text::encode(&mut body, &state.metrics.registry)

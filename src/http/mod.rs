@@ -1,6 +1,7 @@
 //! The HTTP layer: routes, extractors, errors and the OpenAPI document. The
 //! only place that knows HTTP.
 
+pub mod bots;
 pub mod change;
 pub mod error;
 pub mod extract;
@@ -12,6 +13,7 @@ pub mod metrics;
 pub mod players;
 pub mod proxy;
 pub mod record;
+pub mod scheduler;
 pub mod stream;
 pub mod timeout;
 
@@ -38,6 +40,8 @@ pub struct AppState {
     pub sse_keep_alive: std::time::Duration,
     /// The path prefix everything is served under (`""` for none), for links.
     pub path_prefix: String,
+    /// The time, for turn clocks and the scheduler (moved by hand in tests).
+    pub clock: std::sync::Arc<dyn crate::clock::Clock>,
 }
 
 /// The document's fixed parts; paths and schemas are collected from the
@@ -92,6 +96,9 @@ pub fn routes(config: &mut ServiceConfig) {
                 .service(games::leave_seat)
                 .service(games::deal)
                 .service(games::make_move)
+                .service(bots::add_bot)
+                .service(bots::remove_bot)
+                .service(bots::back)
                 .service(games::game_events)
                 .service(stream::game_stream),
         );

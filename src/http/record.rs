@@ -4,8 +4,18 @@
 use uuid::Uuid;
 
 use super::error::ApiError;
-use crate::game::{Game, GameKind, Options, SeatedPlayer, Status};
+use crate::bots::Level;
+use crate::game::{Game, GameKind, SeatedPlayer, Status, TableOptions};
 use crate::store::games::GameRow;
+
+/// The automation state kept beside a game: away seats and the deadline.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct Automation {
+    #[serde(default)]
+    away: Vec<bool>,
+    #[serde(default)]
+    deadline: Option<i64>,
+}
 
 /// The game stored in `row`.
 pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
@@ -13,7 +23,7 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
         |what: &str| ApiError::Internal(format!("game {}: stored {what} unreadable", row.id));
     let kind = GameKind::parse(&row.kind).ok_or_else(|| corrupt("kind"))?;
     let status = Status::parse(&row.status).ok_or_else(|| corrupt("status"))?;
-    let options = Options::parse(
+    let (options, table) = TableOptions::parse_with(
         kind,
         Some(serde_json::from_str(&row.options).map_err(|_| corrupt("options"))?),
     )
@@ -32,9 +42,22 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
         *slot = Some(SeatedPlayer {
             id: taken.player.id,
             name: taken.player.name.clone(),
+            bot: taken.player.bot_level.as_deref().and_then(Level::parse),
         });
     }
+    let automation: Automation = row
+        .automation
+        .as_deref()
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|_| corrupt("automation"))?
+        .unwrap_or_default();
+    let mut away = automation.away;
+    away.resize(seats.len(), false);
     Ok(Game {
+        table,
+        away,
+        deadline: automation.deadline,
         id: row.id,
         kind,
         status,
@@ -56,7 +79,7 @@ pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
         status: game.status.as_str().to_owned(),
         version: game.version,
         host_id: game.host,
-        options: serde_json::to_string(&game.options).map_err(json)?,
+        options: game.options_json().to_string(),
         state: game
             .rules
             .as_ref()
@@ -65,6 +88,14 @@ pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
             .map_err(json)?,
         created_at,
         seats: Vec::new(),
+        automation: Some(
+            serde_json::to_string(&Automation {
+                away: game.away.clone(),
+                deadline: game.deadline,
+            })
+            .map_err(json)?,
+        ),
+        due_at: None,
     })
 }
 

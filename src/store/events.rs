@@ -21,6 +21,8 @@ pub struct EventRow {
     pub payload: String,
     /// When it was accepted, Unix microseconds.
     pub created_at: i64,
+    /// Who made it: `None` (a player), `bot` or `clock`.
+    pub actor: Option<String>,
 }
 
 /// Appends an event.
@@ -30,8 +32,8 @@ pub async fn append(
     event: &EventRow,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(game.to_string())
     .bind(event.seq)
@@ -44,6 +46,7 @@ pub async fn append(
     } else {
         event.created_at
     })
+    .bind(event.actor.clone())
     .execute(conn)
     .await?;
     Ok(())
@@ -57,7 +60,7 @@ pub async fn list(
     limit: i64,
 ) -> Result<Vec<EventRow>, sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT seq, player_id, seat, kind, payload, created_at FROM game_events \
+        "SELECT seq, player_id, seat, kind, payload, created_at, actor FROM game_events \
          WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
     )
     .bind(game.to_string())
@@ -80,6 +83,7 @@ pub async fn list(
                 kind: r.try_get("kind")?,
                 payload: r.try_get("payload")?,
                 created_at: r.try_get("created_at")?,
+                actor: r.try_get("actor")?,
             })
         })
         .collect()

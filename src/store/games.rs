@@ -27,6 +27,10 @@ pub struct GameRow {
     pub created_at: i64,
     /// Who sits where.
     pub seats: Vec<SeatRow>,
+    /// Away seats and the turn deadline, JSON.
+    pub automation: Option<String>,
+    /// When automatic work is due on this game, Unix microseconds.
+    pub due_at: Option<i64>,
 }
 
 /// A taken seat.
@@ -51,8 +55,8 @@ pub struct Cursor {
 pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
     let now = now_micros();
     sqlx::query(
-        "INSERT INTO games (id, kind, status, version, host_id, options, state, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        "INSERT INTO games (id, kind, status, version, host_id, options, state, created_at, updated_at, automation, due_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
     .bind(game.id.to_string())
     .bind(&game.kind)
@@ -63,20 +67,25 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
     .bind(game.state.clone())
     .bind(game.created_at)
     .bind(now)
+    .bind(game.automation.clone())
+    .bind(game.due_at)
     .execute(conn)
     .await?;
     Ok(())
 }
 
-/// Writes a game's status, version and state.
+/// Writes a game's status, version, state, automation and when work is due.
 pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "UPDATE games SET status = $1, version = $2, state = $3, updated_at = $4 WHERE id = $5",
+        "UPDATE games SET status = $1, version = $2, state = $3, updated_at = $4, \
+         automation = $5, due_at = $6 WHERE id = $7",
     )
     .bind(&game.status)
     .bind(game.version)
     .bind(game.state.clone())
     .bind(now_micros())
+    .bind(game.automation.clone())
+    .bind(game.due_at)
     .bind(game.id.to_string())
     .execute(conn)
     .await?;
@@ -123,9 +132,9 @@ pub async fn load(
     lock: bool,
 ) -> Result<Option<GameRow>, sqlx::Error> {
     let query = if lock && backend == Backend::Postgres {
-        "SELECT id, kind, status, version, host_id, options, state, created_at FROM games WHERE id = $1 FOR UPDATE"
+        "SELECT id, kind, status, version, host_id, options, state, created_at, automation, due_at FROM games WHERE id = $1 FOR UPDATE"
     } else {
-        "SELECT id, kind, status, version, host_id, options, state, created_at FROM games WHERE id = $1"
+        "SELECT id, kind, status, version, host_id, options, state, created_at, automation, due_at FROM games WHERE id = $1"
     };
     let Some(row) = sqlx::query(query)
         .bind(id.to_string())
@@ -148,7 +157,7 @@ pub async fn lobby(
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     let (before_time, before_id) = cursor_bounds(after);
     let rows = sqlx::query(
-        "SELECT id, kind, status, version, host_id, options, state, created_at FROM games \
+        "SELECT id, kind, status, version, host_id, options, state, created_at, automation, due_at FROM games \
          WHERE status = 'waiting' AND ($1 IS NULL OR kind = $1) \
            AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
          ORDER BY created_at DESC, id DESC LIMIT $4",
@@ -171,7 +180,7 @@ pub async fn of_player(
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     let (before_time, before_id) = cursor_bounds(after);
     let rows = sqlx::query(
-        "SELECT g.id, g.kind, g.status, g.version, g.host_id, g.options, g.state, g.created_at \
+        "SELECT g.id, g.kind, g.status, g.version, g.host_id, g.options, g.state, g.created_at, g.automation, g.due_at \
          FROM games g JOIN game_seats s ON s.game_id = g.id \
          WHERE s.player_id = $1 AND (g.created_at < $2 OR (g.created_at = $2 AND g.id < $3)) \
          ORDER BY g.created_at DESC, g.id DESC LIMIT $4",
@@ -208,7 +217,7 @@ async fn with_seats(
 
 async fn seats_of(conn: &mut AnyConnection, game: Uuid) -> Result<Vec<SeatRow>, sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT s.seat, p.id, p.name FROM game_seats s JOIN players p ON p.id = s.player_id \
+        "SELECT s.seat, p.id, p.name, p.bot_level FROM game_seats s JOIN players p ON p.id = s.player_id \
          WHERE s.game_id = $1 ORDER BY s.seat",
     )
     .bind(game.to_string())
@@ -236,5 +245,51 @@ fn game_from(row: &sqlx::any::AnyRow) -> Result<GameRow, sqlx::Error> {
         state: row.try_get("state")?,
         created_at: row.try_get("created_at")?,
         seats: Vec::new(),
+        automation: row.try_get("automation")?,
+        due_at: row.try_get("due_at")?,
     })
+}
+
+/// Games whose automatic work is due at `now`, most overdue first, at most
+/// `limit`. On Postgres rows another instance has locked are skipped
+/// (`FOR UPDATE SKIP LOCKED`), so instances spread the work between them;
+/// the claim only picks, the move itself is applied under the row's lock.
+pub async fn due(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    now: i64,
+    limit: i64,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    let query = if backend == Backend::Postgres {
+        "SELECT id FROM games WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED"
+    } else {
+        "SELECT id FROM games WHERE due_at <= $1 ORDER BY due_at LIMIT $2"
+    };
+    let rows = sqlx::query(query)
+        .bind(now)
+        .bind(limit)
+        .fetch_all(conn)
+        .await?;
+    rows.iter().map(|r| parse_uuid(r.try_get("id")?)).collect()
+}
+
+/// When the soonest automatic work is due on any game, if any.
+pub async fn next_due(conn: &mut AnyConnection) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT MIN(due_at) FROM games WHERE due_at IS NOT NULL")
+        .fetch_one(conn)
+        .await
+}
+
+/// Sets when work is due on a game without changing it (a stale mark).
+pub async fn set_due(
+    conn: &mut AnyConnection,
+    id: Uuid,
+    due_at: Option<i64>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET due_at = $1 WHERE id = $2")
+        .bind(due_at)
+        .bind(id.to_string())
+        .execute(conn)
+        .await?;
+    Ok(())
 }

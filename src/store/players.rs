@@ -12,6 +12,8 @@ pub struct PlayerRow {
     pub id: Uuid,
     /// The name others see.
     pub name: String,
+    /// `basic` or `strong` for a computer player; `None` for a person.
+    pub bot_level: Option<String>,
 }
 
 /// Stores a new guest player.
@@ -25,9 +27,26 @@ pub async fn insert(conn: &mut AnyConnection, id: Uuid, name: &str) -> Result<()
     Ok(())
 }
 
+/// Stores a new computer player of `level`.
+pub async fn insert_bot(
+    conn: &mut AnyConnection,
+    id: Uuid,
+    name: &str,
+    level: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO players (id, name, bot_level, created_at) VALUES ($1, $2, $3, $4)")
+        .bind(id.to_string())
+        .bind(name)
+        .bind(level)
+        .bind(now_micros())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// The player with `id`, if any.
 pub async fn get(conn: &mut AnyConnection, id: Uuid) -> Result<Option<PlayerRow>, sqlx::Error> {
-    let row = sqlx::query("SELECT id, name FROM players WHERE id = $1")
+    let row = sqlx::query("SELECT id, name, bot_level FROM players WHERE id = $1")
         .bind(id.to_string())
         .fetch_optional(conn)
         .await?;
@@ -50,7 +69,7 @@ pub async fn for_external_subject(
     .bind(now_micros())
     .execute(&mut *conn)
     .await?;
-    let row = sqlx::query("SELECT id, name FROM players WHERE external_sub = $1")
+    let row = sqlx::query("SELECT id, name, bot_level FROM players WHERE external_sub = $1")
         .bind(subject)
         .fetch_one(conn)
         .await?;
@@ -61,6 +80,7 @@ pub(super) fn player_from(row: &sqlx::any::AnyRow) -> Result<PlayerRow, sqlx::Er
     Ok(PlayerRow {
         id: parse_uuid(row.try_get("id")?)?,
         name: row.try_get("name")?,
+        bot_level: row.try_get("bot_level")?,
     })
 }
 

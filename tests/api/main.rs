@@ -5,6 +5,7 @@ mod support;
 
 mod auth;
 mod available;
+mod bots;
 mod concurrency;
 mod first_hour;
 mod first_start;

@@ -328,6 +328,54 @@ impl TestApp {
         }
     }
 
+    /// Starts the app on a fresh database of `db` with time from `clock`,
+    /// which the test moves by hand.
+    pub async fn spawn_with_clock(
+        db: Db,
+        clock: std::sync::Arc<kaarttafel::clock::ManualClock>,
+    ) -> TestApp {
+        let (database, dir) = fresh_database(db).await;
+        let settings = settings(database);
+        let app = Application::build_with_clock(&settings, clock)
+            .await
+            .expect("app starts");
+        let base = format!("http://127.0.0.1:{}", app.port());
+        let stopper = app.stopper();
+        tokio::spawn(app.run());
+        TestApp {
+            base,
+            client: reqwest::Client::new(),
+            settings,
+            stopper,
+            _scratch: dir,
+        }
+    }
+
+    /// The game as `player` sees it once its version is past `version`
+    /// (a long poll; the scheduler's moves arrive this way).
+    pub async fn view_after(&self, id: &str, player: &Player, version: i64) -> Value {
+        let answer = self
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}?wait_for_version={version}&timeout_s=20"),
+                Some(&player.token),
+                None,
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        answer.body
+    }
+
+    /// A second instance of the app on the same database.
+    pub async fn second_instance(&self) -> TestApp {
+        TestApp::start(self.settings.clone(), None).await
+    }
+
+    /// Stops the app gracefully (its database stays).
+    pub async fn stop(&self) {
+        self.stopper.stop().await;
+    }
+
     /// Stops the app gracefully and starts it again on the same database.
     pub async fn restart(self) -> TestApp {
         self.stopper.stop().await;

@@ -22,6 +22,7 @@ from kaarttafel_client.models import (
     Action,
     BidMove,
     BidMoveType,
+    BotSeat,
     ChooseTrumpMove,
     CreatedPlayer,
     DealMove,
@@ -30,6 +31,7 @@ from kaarttafel_client.models import (
     HitMove,
     KlaverjassenOptions,
     KlaverjassenOptionsView,
+    Level,
     MoveRequest,
     NewGame,
     NewPlayer,
@@ -192,6 +194,35 @@ def klaverjassen_deal() -> None:
           f"score A {row.score.a} B {row.score.b}, {counts['play']} plays, version {final.version}")
 
 
+def klaverjassen_against_computer() -> None:
+    """A person plays a two-deal match against three `basic` computer players."""
+    anne = Player("Anne")
+    options = KlaverjassenOptions(deals=2, bot_delay_ms=0)
+    bots = [BotSeat(level=Level.BASIC, seat=seat) for seat in (1, 2, 3)]
+    view = expect_view(
+        create_game.sync(client=anne.client, body=NewGame(game=GameKind.KLAVERJASSEN, options=options, bots=bots)),
+        "create_game with bots",
+    )
+    check(view.status == Status.PLAYING, f"a table of bots starts at once: {view.status}")
+    check([s.bot for s in view.seats] == [None, Level.BASIC, Level.BASIC, Level.BASIC],
+          f"seats: {[s.bot for s in view.seats]}")
+    for _ in range(2000):
+        if view.status != Status.PLAYING:
+            break
+        turn = [m for m in view.legal_moves if isinstance(m, (DealMove, ChooseTrumpMove, PlayMove))]
+        if turn:
+            view = anne.move(view, rng.choice(turn))
+        else:
+            view = expect_view(
+                get_game.sync(id=view.id, client=anne.client, wait_for_version=view.version, timeout_s=20),
+                "long poll for the computer players' moves",
+            )
+    kj = view.klaverjassen
+    assert kj is not None and not isinstance(kj, Unset)
+    check(view.status == Status.FINISHED and len(kj.deals) == 2, f"match against bots: {view.status}")
+    print(f"klaverjassen against computer players: totals A {kj.totals.a} B {kj.totals.b}, version {view.version}")
+
+
 def potverteren_round() -> None:
     players = [Player(name) for name in ("Els", "Fred", "Gijs", "Hanna", "Ids")]
     options = PotverterenOptions(seats=5, variant=Variant.AUCTION, starting_chips=100)
@@ -268,7 +299,7 @@ def potverteren_round() -> None:
 
 def main() -> int:
     passed = failed = 0
-    for test in (klaverjassen_deal, potverteren_round):
+    for test in (klaverjassen_deal, klaverjassen_against_computer, potverteren_round):
         try:
             test()
         except Exception:  # noqa: BLE001 - report every failure and go on

@@ -1,0 +1,117 @@
+//! Duplicate-play tournament between two computer-player levels at
+//! Klaverjassen: every deal is played twice with the same hands, the
+//! players swapped between the teams, so the luck of the cards cancels.
+//! Prints the first player's mean score advantage per deal and its 95%
+//! confidence interval.
+//!
+//! ```sh
+//! cargo run --release --bin tournament -- --deals 2000 basic random
+//! ```
+//! Players: `basic`, `strong` (whatever `player_for` maps it to), `random`.
+
+use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
+use kaarttafel::game::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
+use kaarttafel::games::Seat;
+use kaarttafel::games::klaverjassen::{self, Match, Team};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use uuid::Uuid;
+
+fn player(name: &str) -> Box<dyn Player> {
+    match name {
+        "random" => Box::new(RandomPlayer),
+        other => player_for(
+            GameKind::Klaverjassen,
+            Level::parse(other).unwrap_or_else(|| panic!("unknown player {other}")),
+        ),
+    }
+}
+
+/// Plays one deal of `hands` with `a` in seats 0 and 2 and `b` in 1 and 3;
+/// returns team A's score minus team B's.
+fn play_deal(
+    hands: klaverjassen::BySeat<klaverjassen::CardSet>,
+    a: &dyn Player,
+    b: &dyn Player,
+    rng: &mut StdRng,
+) -> i32 {
+    let options = Options::parse(
+        GameKind::Klaverjassen,
+        Some(serde_json::json!({"deals": 1})),
+    )
+    .expect("options");
+    let Options::Klaverjassen(rules_options) = options.clone() else {
+        unreachable!()
+    };
+    let seat = |i: u8| {
+        Some(SeatedPlayer {
+            id: Uuid::from_u128(u128::from(i) + 1),
+            name: format!("seat {i}"),
+            bot: Some(Level::Basic),
+        })
+    };
+    let mut game = Game::create(
+        Uuid::nil(),
+        GameKind::Klaverjassen,
+        options,
+        TableOptions::default(),
+        seat(0).expect("seat"),
+        Some(0),
+    )
+    .expect("table");
+    game.seats = (0..4).map(seat).collect();
+    game.status = Status::Playing;
+    game.rules = Some(Rules::Klaverjassen(Match::from_hands(rules_options, hands)));
+    while game.status == Status::Playing {
+        let to_move = game.awaiting().expect("awaiting").seats[0];
+        let who = if to_move.0.is_multiple_of(2) { a } else { b };
+        let view = game.view_of_seat(Some(to_move));
+        let mv = who.choose(&view, rng).expect("a move");
+        game.play_for(to_move, mv, rng).expect("legal");
+    }
+    let Some(Rules::Klaverjassen(done)) = &game.rules else {
+        unreachable!()
+    };
+    let sheet = done.view_for(None).deals;
+    let row = sheet.last().expect("a finished deal");
+    row.score[Team::A] - row.score[Team::B]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut deals = 2000usize;
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        if args[i] == "--deals" {
+            deals = args[i + 1].parse().expect("--deals N");
+            i += 2;
+        } else {
+            names.push(args[i].clone());
+            i += 1;
+        }
+    }
+    let first = names.first().map_or("basic", String::as_str).to_owned();
+    let second = names.get(1).map_or("random", String::as_str).to_owned();
+    let (a, b) = (player(&first), player(&second));
+    let mut diffs = Vec::with_capacity(deals);
+    for n in 0..deals {
+        let mut deck_rng = StdRng::seed_from_u64(n as u64);
+        let deck = klaverjassen::shuffled_deck(&mut deck_rng);
+        let hands = klaverjassen::deal_from_deck(&deck, Seat(3));
+        let mut rng = StdRng::seed_from_u64(1_000_000 + n as u64);
+        let straight = play_deal(hands, a.as_ref(), b.as_ref(), &mut rng);
+        let mut rng = StdRng::seed_from_u64(2_000_000 + n as u64);
+        let swapped = -play_deal(hands, b.as_ref(), a.as_ref(), &mut rng);
+        diffs.push(f64::from(straight + swapped) / 2.0);
+    }
+    let count = diffs.len() as f64;
+    let mean = diffs.iter().sum::<f64>() / count;
+    let variance = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (count - 1.0);
+    let half = 1.96 * (variance / count).sqrt();
+    println!(
+        "{first} vs {second}: {deals} deals in duplicate; {first}'s team scores {mean:+.1} points per deal more (95% CI {:+.1} to {:+.1})",
+        mean - half,
+        mean + half
+    );
+}

@@ -1,0 +1,208 @@
+//! The scheduler: every instance runs one. It makes the moves no person
+//! makes: a computer player's turn, the move of a seat whose clock ran out
+//! or that is away, and closing a table that waited too long for players.
+//!
+//! Work is due when a game row's `due_at` has passed; the change that makes
+//! work due writes `due_at` in its own transaction, so nothing is lost when
+//! an instance dies. The runner picks due games (on Postgres with `FOR
+//! UPDATE SKIP LOCKED`, so instances share the work), reads the game and
+//! decides the move outside any lock (a computer player thinks here), then
+//! applies it in one transaction under the row's lock, only if the version
+//! is still the one it read; otherwise it reads again and decides again.
+//! The move goes through the same path as a player's (`record_change`), so
+//! it is one version, one event, and wakes streams and long polls. Each
+//! instance wakes at once on a change it hears of (its own, or another's
+//! through `LISTEN`), on a jump of a hand-moved clock, and polls every
+//! second as a fallback.
+
+use std::time::Duration;
+
+use actix_web::web;
+use uuid::Uuid;
+
+use super::AppState;
+use super::change::{Event, after_commit, record_change};
+use super::error::ApiError;
+use super::games::seat_move;
+use super::record::game_from_row;
+use crate::bots::{Level, player_for};
+use crate::game::automation::Work;
+use crate::game::{Game, Move};
+use crate::games::Seat;
+use crate::store::games;
+
+/// How often an idle runner looks for due work without being woken.
+const POLL: Duration = Duration::from_secs(1);
+/// Games picked per round.
+const BATCH: i64 = 16;
+/// How often a move is decided afresh after losing a race for the game.
+const ATTEMPTS: usize = 8;
+
+/// Runs until the server shuts down. The move in hand is finished first.
+pub async fn run(state: web::Data<AppState>) {
+    let jumps = state.clock.jumps();
+    while !state.notifier.is_shutting_down() {
+        let busy = match round(&state).await {
+            Ok(busy) => busy,
+            Err(error) => {
+                tracing::warn!(%error, "scheduler round failed");
+                false
+            }
+        };
+        if busy {
+            continue;
+        }
+        let wait = async {
+            match &jumps {
+                Some(jumps) => jumps.notified().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = state.notifier.work.notified() => {}
+            _ = wait => {}
+            _ = tokio::time::sleep(idle_wait(&state).await) => {}
+        }
+    }
+}
+
+/// How long to sleep with nothing due: until the next due work on a
+/// running clock, at most [`POLL`].
+async fn idle_wait(state: &AppState) -> Duration {
+    let next = match state.store.pool().acquire().await {
+        Ok(mut conn) => games::next_due(&mut conn).await.ok().flatten(),
+        Err(_) => None,
+    };
+    let now = state.clock.now_micros();
+    match next {
+        Some(due) if state.clock.jumps().is_none() => {
+            Duration::from_micros(due.saturating_sub(now).max(1) as u64).min(POLL)
+        }
+        _ => POLL,
+    }
+}
+
+/// One round: the due games, one automatic move each. True when there was
+/// work, so the runner goes on at once.
+async fn round(state: &AppState) -> Result<bool, ApiError> {
+    let now = state.clock.now_micros();
+    let mut tx = state.store.begin_write().await?;
+    let due = games::due(&mut tx, state.store.backend(), now, BATCH).await?;
+    tx.commit().await?;
+    let mut progressed = false;
+    for id in due {
+        if state.notifier.is_shutting_down() {
+            break;
+        }
+        progressed |= step(state, id).await?;
+    }
+    Ok(progressed)
+}
+
+/// What the scheduler decided to do to a game.
+enum Decision {
+    Abandon,
+    Move {
+        seat: Seat,
+        mv: Move,
+        actor: &'static str,
+        away: Vec<Seat>,
+    },
+}
+
+/// Decides and applies one automatic move on game `id`. True when the game
+/// changed (or its stale mark was cleared).
+async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
+    let backend = state.store.backend();
+    for _ in 0..ATTEMPTS {
+        let row = {
+            let mut conn = state.store.pool().acquire().await?;
+            games::load(&mut conn, backend, id, false).await?
+        };
+        let Some(row) = row else { return Ok(false) };
+        let now = state.clock.now_micros();
+        if row.due_at.is_none_or(|due| due > now) {
+            return Ok(false);
+        }
+        let game = game_from_row(&row)?;
+        let decision = game
+            .due_work(row.created_at, now)
+            .and_then(|work| decide(&game, work));
+        let mut tx = state.store.begin_write().await?;
+        let Some(locked) = games::load(&mut tx, backend, id, true).await? else {
+            return Ok(false);
+        };
+        if locked.version != row.version {
+            // Someone moved meanwhile: decide again on the new game.
+            continue;
+        }
+        let Some(decision) = decision else {
+            // Nothing to do now (a stale mark): the next due time is the
+            // clock's deadline, if it still runs.
+            games::set_due(&mut tx, id, game.deadline.filter(|d| *d > now)).await?;
+            tx.commit().await?;
+            return Ok(true);
+        };
+        let mut game = game_from_row(&locked)?;
+        let (event, actor, player) = match decision {
+            Decision::Abandon => {
+                game.abandon();
+                (
+                    Event::new("abandoned", None, serde_json::json!({"type": "abandoned"})),
+                    "clock",
+                    None,
+                )
+            }
+            Decision::Move {
+                seat,
+                mv,
+                actor,
+                away,
+            } => {
+                for seat in away {
+                    game.away[seat.index()] = true;
+                }
+                let player = game.seats[seat.index()].as_ref().map(|p| p.id);
+                let event = seat_move(&mut game, seat, mv)
+                    .map_err(|e| ApiError::Internal(format!("automatic move refused: {e}")))?;
+                (event, actor, player)
+            }
+        };
+        record_change(
+            state,
+            &mut tx,
+            &mut game,
+            locked.created_at,
+            &event,
+            player,
+            Some(actor),
+        )
+        .await?;
+        tx.commit().await?;
+        let counted = (event.kind != "abandoned").then_some(actor);
+        after_commit(state, &game, &event, counted);
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// The move for `work`, decided from the seat's own view only.
+fn decide(game: &Game, work: Work) -> Option<Decision> {
+    let (seat, level, actor, away) = match work {
+        Work::Abandon => return Some(Decision::Abandon),
+        Work::Bot(seat, level) => (seat, level, "bot", Vec::new()),
+        Work::Away(seat) => (seat, Level::Basic, "clock", Vec::new()),
+        Work::Clock(seats) => (*seats.first()?, Level::Basic, "clock", seats),
+    };
+    let view = game.view_of_seat(Some(seat));
+    let mv = {
+        let mut rng = rand::rng();
+        player_for(game.kind, level).choose(&view, &mut rng)?
+    };
+    Some(Decision::Move {
+        seat,
+        mv,
+        actor,
+        away,
+    })
+}

@@ -1,0 +1,616 @@
+//! Computer players and turn clocks (API.md "Computer players and clocks"):
+//! a person plays whole games against `basic` players, never sees a hidden
+//! card, and a clock running out makes the seat's move and marks it away.
+
+use std::sync::Arc;
+
+use kaarttafel::clock::ManualClock;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::on_both_databases;
+use crate::support::{Db, Player, TestApp, cards_outside};
+
+/// The move a simple person makes: the first turn move (never a club-mode
+/// report or take-back, never ending a Potverteren table); a Potverteren
+/// person passes in auctions and stands.
+fn person_move(view: &Value) -> Option<Value> {
+    let moves = view["legal_moves"].as_array()?;
+    let pick = |t: &str| moves.iter().find(|m| m["type"] == t).cloned();
+    pick("deal")
+        .or_else(|| pick("choose_trump"))
+        .or_else(|| pick("play"))
+        .or_else(|| pick("end_review"))
+        .or_else(|| pick("pass"))
+        .or_else(|| pick("stand"))
+}
+
+/// Fails when the person's Klaverjassen view holds a card outside its own
+/// hand, the tricks on the table, the score sheet's public history and its
+/// legal moves.
+fn assert_no_hidden_klaverjassen_card(view: &Value) {
+    let leaked = cards_outside(
+        view,
+        &[
+            "/klaverjassen/hand",
+            "/klaverjassen/trick",
+            "/klaverjassen/previous_trick",
+            "/klaverjassen/review_tricks",
+            "/klaverjassen/deals",
+            "/legal_moves",
+        ],
+    );
+    assert!(leaked.is_empty(), "hidden cards {leaked:?} in {view}");
+}
+
+/// Fails when the person's Potverteren view shows another seat's blind card
+/// or total.
+fn assert_no_hidden_potverteren_card(view: &Value, me: usize) {
+    for hand in view["potverteren"]["hands"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        if hand["seat"] != json!(me) {
+            assert_eq!(hand["blind_card"], Value::Null, "{view}");
+            assert_eq!(hand["total"], Value::Null, "{view}");
+        }
+    }
+}
+
+async fn create(app: &TestApp, host: &Player, body: Value) -> Value {
+    let answer = app
+        .send(Method::POST, "/v1/games", Some(&host.token), Some(body))
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    answer.body
+}
+
+/// The event log is complete: seq 1..=version with no gap, and every entry
+/// names who made it.
+async fn assert_event_log_complete(app: &TestApp, id: &str, player: &Player, version: i64) {
+    let mut after = 0;
+    let mut seqs = Vec::new();
+    let mut by_bot = 0;
+    loop {
+        let answer = app
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}/events?after={after}&limit=500"),
+                Some(&player.token),
+                None,
+            )
+            .await;
+        let events = answer.body["events"].as_array().unwrap().clone();
+        if events.is_empty() {
+            break;
+        }
+        for event in &events {
+            seqs.push(event["seq"].as_i64().unwrap());
+            assert!(
+                ["player", "bot", "clock"].contains(&event["by"].as_str().unwrap()),
+                "{event}"
+            );
+            by_bot += usize::from(event["by"] == "bot");
+        }
+        after = answer.body["next_after"].as_i64().unwrap();
+    }
+    // The computer players may have moved on since `version`.
+    assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
+    assert!(seqs.len() as i64 >= version);
+    assert!(by_bot > 0, "no move by a computer player");
+}
+
+async fn plays_a_whole_match_against_three_basic_players(db: Db, revoke_mode: &str) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    let created = create(
+        &app,
+        &anne,
+        json!({"game": "klaverjassen",
+               "options": {"revoke_mode": revoke_mode, "bot_delay_ms": 0},
+               "bots": [{"seat": 1, "level": "basic"}, {"seat": 2, "level": "strong"},
+                        {"seat": 3, "level": "basic"}]}),
+    )
+    .await;
+    assert_eq!(created["status"], "playing");
+    assert_eq!(created["seats"][1]["bot"], "basic");
+    assert_eq!(created["seats"][2]["bot"], "strong");
+    assert_eq!(created["seats"][0]["bot"], Value::Null);
+    assert_eq!(created["seats"][0]["away"], false);
+    let id = created["id"].as_str().unwrap().to_owned();
+    let mut view = created;
+    while view["status"] == "playing" {
+        assert_no_hidden_klaverjassen_card(&view);
+        view = match person_move(&view) {
+            Some(mv) => {
+                let answer = app.play(&id, &anne, mv).await;
+                assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+                answer.body
+            }
+            None => {
+                let version = view["version"].as_i64().unwrap();
+                app.view_after(&id, &anne, version).await
+            }
+        };
+    }
+    assert_eq!(view["status"], "finished");
+    assert_eq!(view["klaverjassen"]["deals"].as_array().unwrap().len(), 16);
+    assert_no_hidden_klaverjassen_card(&view);
+    let version = view["version"].as_i64().unwrap();
+    assert_event_log_complete(&app, &id, &anne, version).await;
+}
+
+async fn a_person_plays_a_whole_enforced_match_against_three_basic_players(db: Db) {
+    plays_a_whole_match_against_three_basic_players(db, "enforced").await;
+}
+
+async fn a_person_plays_a_whole_club_match_against_three_basic_players(db: Db) {
+    plays_a_whole_match_against_three_basic_players(db, "club").await;
+}
+
+async fn plays_twenty_potverteren_rounds_with_six_basic_players(db: Db, variant: &str) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    let bots: Vec<Value> = (1..7)
+        .map(|seat| json!({"seat": seat, "level": "basic"}))
+        .collect();
+    let created = create(
+        &app,
+        &anne,
+        json!({"game": "potverteren",
+               "options": {"seats": 7, "variant": variant, "bot_delay_ms": 0},
+               "bots": bots}),
+    )
+    .await;
+    let id = created["id"].as_str().unwrap().to_owned();
+    let mut view = created;
+    while view["potverteren"]["last_round"]["round"]
+        .as_u64()
+        .unwrap_or(0)
+        < 20
+    {
+        assert_eq!(view["status"], "playing", "{view}");
+        assert_no_hidden_potverteren_card(&view, 0);
+        view = match person_move(&view) {
+            Some(mv) => {
+                let answer = app.play(&id, &anne, mv).await;
+                assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+                answer.body
+            }
+            None => {
+                let version = view["version"].as_i64().unwrap();
+                app.view_after(&id, &anne, version).await
+            }
+        };
+    }
+    let balances: i64 = view["potverteren"]["balances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_i64().unwrap())
+        .sum();
+    let pot = view["potverteren"]["pot"].as_i64().unwrap();
+    assert_eq!(balances + pot, 700, "chips are conserved");
+    let version = view["version"].as_i64().unwrap();
+    assert_event_log_complete(&app, &id, &anne, version).await;
+}
+
+async fn a_person_plays_twenty_auction_rounds_with_six_basic_players(db: Db) {
+    plays_twenty_potverteren_rounds_with_six_basic_players(db, "auction").await;
+}
+
+async fn a_person_plays_twenty_lot_rounds_with_six_basic_players(db: Db) {
+    plays_twenty_potverteren_rounds_with_six_basic_players(db, "lot").await;
+}
+
+async fn only_the_host_seats_and_removes_computer_players_before_the_start(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    let bob = app.player("Bob").await;
+    let id = app
+        .table(&anne, "klaverjassen", json!({"bot_delay_ms": 0}))
+        .await;
+    let path = format!("/v1/games/{id}/bots");
+    let body = json!({"seat": 1, "level": "basic"});
+    let refused = app
+        .send(Method::POST, &path, Some(&bob.token), Some(body.clone()))
+        .await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (StatusCode::FORBIDDEN, "forbidden")
+    );
+    let seated = app
+        .send(Method::POST, &path, Some(&anne.token), Some(body.clone()))
+        .await;
+    assert_eq!(seated.status, StatusCode::CREATED, "{}", seated.body);
+    assert_eq!(seated.body["seats"][1]["bot"], "basic");
+    let taken = app
+        .send(Method::POST, &path, Some(&anne.token), Some(body))
+        .await;
+    assert_eq!(
+        (taken.status, taken.code()),
+        (StatusCode::CONFLICT, "seat_taken")
+    );
+    let unknown = app
+        .send(
+            Method::POST,
+            &path,
+            Some(&anne.token),
+            Some(json!({"level": "grandmaster"})),
+        )
+        .await;
+    assert_eq!(
+        (unknown.status, unknown.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed")
+    );
+    let removed = app
+        .send(
+            Method::DELETE,
+            &format!("{path}/1"),
+            Some(&anne.token),
+            None,
+        )
+        .await;
+    assert_eq!(removed.status, StatusCode::OK, "{}", removed.body);
+    assert_eq!(removed.body["seats"][1]["player"], Value::Null);
+    for seat in 1..4 {
+        let answer = app
+            .send(
+                Method::POST,
+                &path,
+                Some(&anne.token),
+                Some(json!({"level": "basic"})),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        assert_eq!(answer.body["seats"][seat]["bot"], "basic");
+    }
+    let started = app
+        .send(
+            Method::DELETE,
+            &format!("{path}/1"),
+            Some(&anne.token),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (started.status, started.code()),
+        (StatusCode::CONFLICT, "game_started")
+    );
+}
+
+async fn table_options_out_of_range_are_refused(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    for options in [
+        json!({"turn_seconds": 4}),
+        json!({"turn_seconds": 3601}),
+        json!({"bot_delay_ms": 10001}),
+        json!({"hints": "yes"}),
+    ] {
+        let answer = app
+            .send(
+                Method::POST,
+                "/v1/games",
+                Some(&anne.token),
+                Some(json!({"game": "potverteren", "options": options})),
+            )
+            .await;
+        assert_eq!(
+            (answer.status, answer.code()),
+            (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+            "{options}"
+        );
+    }
+    let answer = create(
+        &app,
+        &anne,
+        json!({"game": "potverteren", "options": {"turn_seconds": 30}}),
+    )
+    .await;
+    assert_eq!(answer["options"]["turn_seconds"], 30);
+    assert_eq!(answer["options"]["bot_delay_ms"], 800);
+    assert_eq!(answer["options"]["hints"], false);
+}
+
+/// Moves the clock past the deadline and returns the view once the clock's
+/// move is made.
+async fn run_out_the_clock(
+    app: &TestApp,
+    clock: &ManualClock,
+    id: &str,
+    viewer: &Player,
+    view: &Value,
+) -> Value {
+    assert!(view["awaiting"]["deadline"].is_string(), "{view}");
+    let version = view["version"].as_i64().unwrap();
+    clock.advance(31.0);
+    app.view_after(id, viewer, version).await
+}
+
+/// Every away seat's player says it is back; returns the fresh view.
+async fn all_back(app: &TestApp, id: &str, players: &[Player]) -> Value {
+    let view = app.view(id, &players[0]).await;
+    for (seat, player) in players.iter().enumerate() {
+        if view["seats"][seat]["away"] == true {
+            let answer = app
+                .send(
+                    Method::POST,
+                    &format!("/v1/games/{id}/seats/me/back"),
+                    Some(&player.token),
+                    None,
+                )
+                .await;
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        }
+    }
+    app.view(id, &players[0]).await
+}
+
+async fn last_event(app: &TestApp, id: &str, player: &Player, version: i64) -> Value {
+    let answer = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/events?after={}", version - 1),
+            Some(&player.token),
+            None,
+        )
+        .await;
+    answer.body["events"][0].clone()
+}
+
+async fn a_clock_running_out_moves_for_the_seat_at_each_klaverjassen_turn(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let (id, players) = app
+        .full_table(
+            "klaverjassen",
+            json!({"revoke_mode": "club", "deals": 1, "turn_seconds": 30, "bot_delay_ms": 0}),
+            4,
+        )
+        .await;
+    let watcher = &players[0];
+    let mut view = app.view(&id, watcher).await;
+    let mut kinds = std::collections::BTreeSet::new();
+    while view["status"] == "playing" {
+        view = all_back(&app, &id, &players).await;
+        if view["status"] != "playing" {
+            break;
+        }
+        let action = view["awaiting"]["action"].as_str().unwrap().to_owned();
+        let awaited = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
+        if view["seats"][awaited]["away"] == true {
+            // An away seat's move is made at once.
+            let version = view["version"].as_i64().unwrap();
+            view = app.view_after(&id, watcher, version).await;
+            continue;
+        }
+        view = run_out_the_clock(&app, &clock, &id, watcher, &view).await;
+        let version = view["version"].as_i64().unwrap();
+        let event = last_event(&app, &id, watcher, version).await;
+        assert_eq!(event["by"], "clock", "{event}");
+        assert_eq!(event["seat"], json!(awaited), "{event}");
+        assert_eq!(view["seats"][awaited]["away"], true, "{view}");
+        kinds.insert(action);
+    }
+    assert_eq!(view["status"], "finished");
+    assert!(
+        ["deal", "choose_trump", "play", "end_review"]
+            .iter()
+            .all(|k| kinds.contains(*k)),
+        "{kinds:?}"
+    );
+}
+
+async fn a_clock_running_out_moves_for_the_seat_at_each_potverteren_turn(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let (id, players) = app
+        .full_table(
+            "potverteren",
+            json!({"turn_seconds": 30, "bot_delay_ms": 0}),
+            5,
+        )
+        .await;
+    let watcher = &players[0];
+    let mut view = app.view(&id, watcher).await;
+    let mut kinds = std::collections::BTreeSet::new();
+    while view["potverteren"]["last_round"].is_null() {
+        view = all_back(&app, &id, &players).await;
+        if !view["potverteren"]["last_round"].is_null() {
+            break;
+        }
+        let action = view["awaiting"]["action"].as_str().unwrap().to_owned();
+        let awaited = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
+        if view["seats"][awaited]["away"] == true {
+            let version = view["version"].as_i64().unwrap();
+            view = app.view_after(&id, watcher, version).await;
+            continue;
+        }
+        view = run_out_the_clock(&app, &clock, &id, watcher, &view).await;
+        let version = view["version"].as_i64().unwrap();
+        let event = last_event(&app, &id, watcher, version).await;
+        assert_eq!(event["by"], "clock", "{event}");
+        assert_eq!(view["seats"][awaited]["away"], true, "{view}");
+        kinds.insert(action);
+    }
+    assert!(
+        ["bid", "deal", "hit_or_stand"]
+            .iter()
+            .all(|k| kinds.contains(*k)),
+        "{kinds:?}"
+    );
+}
+
+async fn an_away_player_is_back_after_a_move_or_saying_so(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let anne = app.player("Anne").await;
+    let created = create(
+        &app,
+        &anne,
+        json!({"game": "klaverjassen",
+               "options": {"turn_seconds": 30, "bot_delay_ms": 0, "first_dealer": 0},
+               "bots": [{"seat": 1, "level": "basic"}, {"seat": 2, "level": "basic"},
+                        {"seat": 3, "level": "basic"}]}),
+    )
+    .await;
+    let id = created["id"].as_str().unwrap().to_owned();
+    // Anne deals; her clock runs out.
+    assert_eq!(created["awaiting"]["action"], "deal");
+    let view = run_out_the_clock(&app, &clock, &id, &anne, &created).await;
+    assert_eq!(view["seats"][0]["away"], true);
+    let back = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/seats/me/back"),
+            Some(&anne.token),
+            None,
+        )
+        .await;
+    assert_eq!(back.status, StatusCode::OK, "{}", back.body);
+    assert_eq!(back.body["seats"][0]["away"], false);
+    let stranger = app.player("Stranger").await;
+    let refused = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/seats/me/back"),
+            Some(&stranger.token),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (StatusCode::FORBIDDEN, "not_seated")
+    );
+}
+
+async fn a_table_left_waiting_a_day_is_abandoned(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let anne = app.player("Anne").await;
+    let id = app.table(&anne, "potverteren", json!({})).await;
+    let view = app.view(&id, &anne).await;
+    assert_eq!(view["status"], "waiting");
+    clock.advance(23.0 * 3600.0);
+    let lobby = app
+        .send(Method::GET, "/v1/games", Some(&anne.token), None)
+        .await;
+    assert_eq!(lobby.body["items"].as_array().unwrap().len(), 1);
+    clock.advance(3600.0);
+    let view = app.view_after(&id, &anne, 1).await;
+    assert_eq!(view["status"], "abandoned");
+    assert_eq!(view["awaiting"], Value::Null);
+    let event = last_event(&app, &id, &anne, 2).await;
+    assert_eq!(
+        (event["kind"].clone(), event["by"].clone()),
+        (json!("abandoned"), json!("clock"))
+    );
+    let lobby = app
+        .send(Method::GET, "/v1/games", Some(&anne.token), None)
+        .await;
+    assert_eq!(lobby.body["items"].as_array().unwrap().len(), 0);
+}
+
+/// Plays a one-deal match of a person against three computer players,
+/// sending the person's moves to `apps` in turn; returns the final version.
+async fn play_against_bots_on(apps: &[&TestApp], id: &str, anne: &Player) -> i64 {
+    let mut turn = 0;
+    let mut view = apps[0].view(id, anne).await;
+    while view["status"] == "playing" {
+        let app = apps[turn % apps.len()];
+        turn += 1;
+        view = match person_move(&view) {
+            Some(mv) => {
+                let answer = app.play(id, anne, mv).await;
+                match answer.status {
+                    StatusCode::OK => answer.body,
+                    // A computer player moved first: read again.
+                    _ => app.view(id, anne).await,
+                }
+            }
+            None => {
+                let version = view["version"].as_i64().unwrap();
+                app.view_after(id, anne, version).await
+            }
+        };
+    }
+    view["version"].as_i64().unwrap()
+}
+
+/// Every automatic move is applied exactly once when two instances share
+/// one database: every table finishes, and its event log has no gap and no
+/// duplicate (sequence numbers are the versions; a duplicate move would be
+/// refused by the rules or show as a second event for one turn).
+async fn two_instances_make_every_automatic_move_exactly_once(db: Db) {
+    if db == Db::Sqlite {
+        return; // One process per SQLite file.
+    }
+    let first = TestApp::spawn(db).await;
+    let second = first.second_instance().await;
+    let mut tables = Vec::new();
+    for n in 0..40 {
+        let anne = first.player(&format!("Anne {n}")).await;
+        let created = create(
+            &first,
+            &anne,
+            json!({"game": "klaverjassen",
+                   "options": {"deals": 1, "bot_delay_ms": 0},
+                   "bots": [{"level": "basic"}, {"level": "basic"}, {"level": "basic"}]}),
+        )
+        .await;
+        tables.push((created["id"].as_str().unwrap().to_owned(), anne));
+    }
+    let plays = tables.iter().enumerate().map(|(n, (id, anne))| {
+        let (first, second) = (&first, &second);
+        async move {
+            let apps: [&TestApp; 2] = if n % 2 == 0 {
+                [first, second]
+            } else {
+                [second, first]
+            };
+            play_against_bots_on(&apps, id, anne).await
+        }
+    });
+    let versions = futures_util::future::join_all(plays).await;
+    for ((id, anne), version) in tables.iter().zip(versions) {
+        let view = first.view(id, anne).await;
+        assert_eq!(view["status"], "finished");
+        assert_eq!(view["klaverjassen"]["deals"].as_array().unwrap().len(), 1);
+        assert_event_log_complete(&first, id, anne, version).await;
+    }
+    // One instance stops mid-game: the other finishes every table.
+    let mut tables = Vec::new();
+    for n in 0..10 {
+        let anne = first.player(&format!("Bea {n}")).await;
+        let created = create(
+            &second,
+            &anne,
+            json!({"game": "klaverjassen",
+                   "options": {"deals": 1, "bot_delay_ms": 0},
+                   "bots": [{"level": "basic"}, {"level": "basic"}, {"level": "basic"}]}),
+        )
+        .await;
+        tables.push((created["id"].as_str().unwrap().to_owned(), anne));
+    }
+    second.stop().await;
+    for (id, anne) in &tables {
+        let version = play_against_bots_on(&[&first], id, anne).await;
+        assert_event_log_complete(&first, id, anne, version).await;
+    }
+}
+
+on_both_databases!(
+    a_person_plays_a_whole_enforced_match_against_three_basic_players,
+    a_person_plays_a_whole_club_match_against_three_basic_players,
+    a_person_plays_twenty_auction_rounds_with_six_basic_players,
+    a_person_plays_twenty_lot_rounds_with_six_basic_players,
+    only_the_host_seats_and_removes_computer_players_before_the_start,
+    table_options_out_of_range_are_refused,
+    a_clock_running_out_moves_for_the_seat_at_each_klaverjassen_turn,
+    a_clock_running_out_moves_for_the_seat_at_each_potverteren_turn,
+    an_away_player_is_back_after_a_move_or_saying_so,
+    a_table_left_waiting_a_day_is_abandoned,
+    two_instances_make_every_automatic_move_exactly_once,
+);

@@ -1,0 +1,152 @@
+//! Properties of the computer players over many seeded games, without a
+//! database: they never make an illegal move, and they decide from the
+//! seat's view alone.
+
+use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
+use kaarttafel::game::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
+use kaarttafel::games::Seat;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde_json::json;
+use uuid::Uuid;
+
+fn bot(level: Level) -> SeatedPlayer {
+    SeatedPlayer {
+        id: Uuid::new_v4(),
+        name: "bot".into(),
+        bot: Some(level),
+    }
+}
+
+/// A full table of computer players of `level`.
+fn table(kind: GameKind, options: serde_json::Value, rng: &mut StdRng) -> Game {
+    let options = Options::parse(kind, Some(options)).unwrap();
+    let seats = options.seat_count();
+    let mut game = Game::create(
+        Uuid::new_v4(),
+        kind,
+        options,
+        TableOptions::default(),
+        bot(Level::Basic),
+        Some(0),
+    )
+    .unwrap();
+    for _ in 1..seats {
+        game.join(bot(Level::Basic), None, rng).unwrap();
+    }
+    game
+}
+
+/// Plays `game` with the basic player in every seat for at most `steps`
+/// moves, checking each chosen move against the seat's legal moves.
+fn play_out(game: &mut Game, steps: usize, rng: &mut StdRng) {
+    let player = player_for(game.kind, Level::Basic);
+    for _ in 0..steps {
+        if game.status != Status::Playing {
+            return;
+        }
+        let seat = game.awaiting().unwrap().seats[0];
+        let view = game.view_of_seat(Some(seat));
+        let mv = player.choose(&view, rng).expect("a move when awaited");
+        assert!(view.legal_moves.contains(&mv), "{mv:?} is not legal");
+        game.play_for(seat, mv, rng)
+            .expect("a legal move is accepted");
+    }
+}
+
+#[test]
+fn basic_players_never_make_an_illegal_klaverjassen_move() {
+    for seed in 0..40 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mode = if seed % 2 == 0 { "enforced" } else { "club" };
+        let mut game = table(
+            GameKind::Klaverjassen,
+            json!({"revoke_mode": mode, "deals": 4}),
+            &mut rng,
+        );
+        play_out(&mut game, 10_000, &mut rng);
+        assert_eq!(game.status, Status::Finished, "seed {seed}");
+    }
+}
+
+#[test]
+fn basic_players_never_make_an_illegal_potverteren_move() {
+    for seed in 0..40 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let variant = if seed % 2 == 0 { "auction" } else { "lot" };
+        let seats = 5 + (seed % 6) as u8;
+        let mut game = table(
+            GameKind::Potverteren,
+            json!({"seats": seats, "variant": variant}),
+            &mut rng,
+        );
+        play_out(&mut game, 1_500, &mut rng);
+        assert_eq!(game.status, Status::Playing, "seed {seed}");
+    }
+}
+
+/// `game` with one card swapped between the hands of two seats other than
+/// `seat`: a state that differs only in cards `seat` may not see.
+fn swap_hidden_cards(game: &Game, seat: Seat) -> Option<Game> {
+    let mut rules = serde_json::to_value(game.rules.as_ref()?).unwrap();
+    let deal = &mut rules["klaverjassen"]["deal"];
+    let others: Vec<usize> = (0..4)
+        .filter(|s| *s != seat.index())
+        .filter(|s| deal["hands"][s].as_array().is_some_and(|h| !h.is_empty()))
+        .collect();
+    let (a, b) = (*others.first()?, *others.get(1)?);
+    let card_a = deal["hands"][a][0].clone();
+    let card_b = deal["hands"][b][0].clone();
+    for field in ["hands", "dealt"] {
+        for (from, old, new) in [(a, &card_a, &card_b), (b, &card_b, &card_a)] {
+            if let Some(cards) = deal[field][from].as_array_mut() {
+                for card in cards.iter_mut() {
+                    if card == old {
+                        *card = new.clone();
+                    }
+                }
+            }
+        }
+    }
+    let mut other = game.clone();
+    other.rules = Some(serde_json::from_value::<Rules>(rules).ok()?);
+    (other.rules != game.rules).then_some(other)
+}
+
+#[test]
+fn a_basic_player_decides_the_same_when_only_cards_it_may_not_see_differ() {
+    let mut compared = 0;
+    for seed in 0..20 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut game = table(GameKind::Klaverjassen, json!({"deals": 2}), &mut rng);
+        let player = player_for(GameKind::Klaverjassen, Level::Basic);
+        while game.status == Status::Playing {
+            let seat = game.awaiting().unwrap().seats[0];
+            let mv = player
+                .choose(&game.view_of_seat(Some(seat)), &mut rng)
+                .unwrap();
+            if let Some(other) = swap_hidden_cards(&game, seat) {
+                let same = player
+                    .choose(&other.view_of_seat(Some(seat)), &mut rng)
+                    .unwrap();
+                assert_eq!(mv, same, "seed {seed}: the decision saw a hidden card");
+                compared += 1;
+            }
+            game.play_for(seat, mv, &mut rng).unwrap();
+        }
+    }
+    assert!(compared > 1000, "only {compared} decisions compared");
+}
+
+#[test]
+fn the_random_player_only_makes_legal_moves() {
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut game = table(GameKind::Klaverjassen, json!({"deals": 2}), &mut rng);
+    while game.status == Status::Playing {
+        let seat = game.awaiting().unwrap().seats[0];
+        let view = game.view_of_seat(Some(seat));
+        let mv = RandomPlayer.choose(&view, &mut rng).unwrap();
+        assert!(view.legal_moves.contains(&mv));
+        game.play_for(seat, mv, &mut rng).unwrap();
+    }
+}
