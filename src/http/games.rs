@@ -13,7 +13,7 @@ use super::change::{
 };
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
-use super::record::{game_from_row, game_to_row};
+use super::record::{game_from_row, game_to_row, system_rng};
 use super::stream::{load, wait_past};
 use crate::game::events as event_log;
 pub use crate::game::view::GameSummary;
@@ -62,8 +62,15 @@ pub async fn create_game(
         return Ok(replayed);
     }
     let host = seated_player(&mut tx, caller).await?;
-    let game = Game::create(Uuid::new_v4(), body.game, options, host, body.seat)
-        .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
+    let game = Game::create(
+        Uuid::new_v4(),
+        body.game,
+        options,
+        host,
+        body.seat,
+        &mut system_rng(),
+    )
+    .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
     let created_at = crate::store::now_micros();
     games::insert(&mut tx, &game_to_row(&game, created_at)?).await?;
     let seat = game.seat_of(caller.id).map(|s| s.0).unwrap_or(0);
@@ -76,7 +83,12 @@ pub async fn create_game(
             player_id: Some(caller.id),
             seat: Some(seat),
             kind: "created".into(),
-            payload: serde_json::json!({"type": "created", "seat": seat}).to_string(),
+            payload: serde_json::json!({
+                "type": "created",
+                "seat": seat,
+                "fairness": game.fairness.view(1),
+            })
+            .to_string(),
             created_at,
         },
     )
@@ -294,7 +306,7 @@ pub async fn take_seat(
     let player = seated_player(&mut conn, caller).await?;
     drop(conn);
     change_game(&state, &req, caller, *id, &body, None, |game| {
-        let seat = game.join(player, body.seat, &mut rand::rng())?;
+        let seat = game.join(player, body.seat)?;
         Ok(Event {
             kind: "joined",
             seat: Some(seat.0),
@@ -418,12 +430,14 @@ fn apply_move(game: &mut Game, caller: Uuid, mv: Move) -> Result<Event, crate::g
     let mut payload = serde_json::to_value(&mv).unwrap_or_default();
     let kind = if mv.is_deal() { "deal" } else { "move" };
     let context = event_log::context_before(game);
-    let seat = game.play(caller, mv, &mut rand::rng())?;
+    let finished = event_log::finished_deals(game);
+    let (seat, committed) = game.play(caller, mv, &mut system_rng())?;
     let result = event_log::public_result(game, seat, &context, &payload);
     if let Some(object) = payload.as_object_mut() {
         object.insert("seat".into(), serde_json::json!(seat));
         object.extend(context);
         object.extend(result);
+        object.extend(event_log::fairness_result(game, finished, &committed));
     }
     Ok(Event {
         kind,

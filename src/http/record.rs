@@ -34,6 +34,12 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
             name: taken.player.name.clone(),
         });
     }
+    let fairness = match row.fairness.as_deref() {
+        Some(json) => serde_json::from_str(json).map_err(|_| corrupt("fairness"))?,
+        // A row stored before fair deals: it gets its chain now, committed
+        // from this moment on.
+        None => options.fair_deals(&mut system_rng()),
+    };
     Ok(Game {
         id: row.id,
         kind,
@@ -43,7 +49,13 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
         options,
         seats,
         rules,
+        fairness,
     })
+}
+
+/// The operating system's CSPRNG, for server seeds.
+pub fn system_rng() -> rand::rand_core::UnwrapErr<rand::rngs::SysRng> {
+    rand::rand_core::UnwrapErr(rand::rngs::SysRng)
 }
 
 /// The row that stores `game` (seats are written separately).
@@ -63,6 +75,7 @@ pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
             .map(serde_json::to_string)
             .transpose()
             .map_err(json)?,
+        fairness: Some(serde_json::to_string(&game.fairness).map_err(json)?),
         created_at,
         seats: Vec::new(),
     })
