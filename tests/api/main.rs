@@ -5,6 +5,7 @@ mod support;
 
 mod auth;
 mod concurrency;
+mod fairness;
 mod input;
 mod klaverjassen;
 mod live;
