@@ -384,9 +384,8 @@ async fn potverteren_rounds_reveal_their_seeds_and_lot_after_settlement(db: Db) 
             inputs.deck(&mut deck);
             let codes = |v: &Value| v.as_str().unwrap().parse::<Card>().unwrap();
             let mut bottom = deck.len();
-            let mut top = 0;
             let seats = if variant == "lot" { 5 } else { 4 };
-            for step in 1..=seats {
+            for (top, step) in (1..=seats).enumerate() {
                 let seat = (pothouder + step) % 5;
                 let hand = r["hands"]
                     .as_array()
@@ -401,7 +400,6 @@ async fn potverteren_rounds_reveal_their_seeds_and_lot_after_settlement(db: Db) 
                     .map(codes)
                     .collect();
                 assert_eq!(cards[0], deck[top], "the blind cards come from the top");
-                top += 1;
                 for card in &cards[1..] {
                     bottom -= 1;
                     assert_eq!(*card, deck[bottom], "asked cards come from the bottom");
