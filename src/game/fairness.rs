@@ -249,3 +249,89 @@ impl Randomness for Draws<'_> {
         self.with_inputs(deal, |inputs| inputs.lot(seats))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    use super::*;
+
+    fn revealed_hashes_to_its_commitment(fair: &FairDeals, deal: u32) -> bool {
+        let revealed = fair.reveal(deal).unwrap();
+        let seed = seed_from_hex(&revealed.server_seed).unwrap();
+        to_hex(&hash_steps(&seed, revealed.position)) == revealed.commitment
+    }
+
+    fn begin(fair: &mut FairDeals, deal: u32) {
+        let mut cards = crate::games::potverteren::deck::full_deck();
+        fair.draws(Uuid::nil()).shuffle_deck(deal, &mut cards);
+    }
+
+    #[test]
+    fn a_potverteren_chain_is_renewed_a_whole_round_before_it_runs_out() {
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut fair = FairDeals::new(POTVERTEREN_CHAIN_LENGTH, true, 5, &mut rng);
+        let first = fair.view(1).commitment;
+        for round in 1..=63 {
+            assert!(
+                fair.commit_ahead(round, &mut rng).is_empty(),
+                "round {round}"
+            );
+            begin(&mut fair, round);
+        }
+        assert_eq!(fair.view(63).next_commitment, None);
+        let made = fair.commit_ahead(64, &mut rng);
+        assert_eq!(made.len(), 1, "committed when round 64 begins");
+        assert_eq!(fair.view(64).next_commitment, Some(made[0].clone()));
+        assert_eq!(fair.view(64).commitment, first);
+        begin(&mut fair, 64);
+        begin(&mut fair, 65);
+        let renewed = fair.view(65);
+        assert_eq!(
+            (renewed.commitment, renewed.chain_start),
+            (made[0].clone(), 65)
+        );
+        assert!(revealed_hashes_to_its_commitment(&fair, 64));
+        assert!(revealed_hashes_to_its_commitment(&fair, 65));
+        assert_eq!(fair.reveal(65).unwrap().position, 1);
+        assert_eq!(fair.reveal(64).unwrap().commitment, first);
+    }
+
+    #[test]
+    fn a_klaverjassen_chain_is_never_renewed() {
+        let mut rng = StdRng::seed_from_u64(2);
+        let mut fair = FairDeals::new(16, false, 4, &mut rng);
+        assert!(fair.commit_ahead(16, &mut rng).is_empty());
+        for deal in 1..=16 {
+            begin(&mut fair, deal);
+            assert!(revealed_hashes_to_its_commitment(&fair, deal));
+        }
+    }
+
+    #[test]
+    fn a_deal_not_yet_begun_reveals_nothing_and_debug_hides_the_seeds() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let mut fair = FairDeals::new(16, false, 4, &mut rng);
+        assert_eq!(fair.reveal(1), None);
+        begin(&mut fair, 1);
+        let seed = fair.reveal(1).unwrap().server_seed;
+        let top = to_hex(&fair.chains[0].top.0);
+        let debug = format!("{fair:?}");
+        assert!(!debug.contains(&seed) && !debug.contains(&top));
+    }
+
+    #[test]
+    fn the_seat_seeds_of_a_deal_are_those_in_force_at_its_first_draw() {
+        let mut rng = StdRng::seed_from_u64(4);
+        let mut fair = FairDeals::new(16, false, 4, &mut rng);
+        fair.set_seat_seed(1, Some(SeatSeed::parse("aa").unwrap()));
+        begin(&mut fair, 1);
+        fair.set_seat_seed(2, Some(SeatSeed::parse("bb").unwrap()));
+        begin(&mut fair, 1);
+        assert_eq!(
+            fair.reveal(1).unwrap().seat_seeds,
+            vec![None, Some(SeatSeed::parse("aa").unwrap()), None, None]
+        );
+    }
+}
