@@ -204,11 +204,6 @@ impl Move {
         })
     }
 
-    /// The move `{"type": "seed", "value"}` of either game.
-    pub fn is_seed(&self) -> bool {
-        matches!(self, Move::Table(TableMove::Seed { .. }))
-    }
-
     /// The deal move of `kind`.
     pub fn deal(kind: GameKind) -> Move {
         match kind {

@@ -59,10 +59,6 @@ impl Deck {
         Deck(cards.into())
     }
 
-    /// The cards from top to bottom.
-    pub fn cards(&self) -> impl Iterator<Item = Card> + '_ {
-        self.0.iter().copied()
-    }
 
     /// A stacked deck for tests and fixtures, never used by the service:
     /// `top` is dealt from the top in this order (the blind cards), `bottom`
