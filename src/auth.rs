@@ -17,8 +17,14 @@ pub const ISSUER: &str = "kaarttafel";
 /// What a verified token says about its bearer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Identity {
-    /// A player of ours, by id.
-    Player(Uuid),
+    /// A player of ours, by id, with the token generation the token was
+    /// issued in (valid only while it is the player's current one).
+    Player {
+        /// The player's id.
+        id: Uuid,
+        /// The player's token generation when the token was issued.
+        generation: i64,
+    },
     /// A subject of the external identity provider, with the name it gave.
     External {
         /// The provider's `sub`.
@@ -40,6 +46,9 @@ pub enum TokenError {
     /// A valid token past its `exp`.
     #[error("the bearer token has expired")]
     Expired,
+    /// A token issued before its player signed out everywhere.
+    #[error("the bearer token was signed out (sign_out); use the token issued since")]
+    SignedOut,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -50,6 +59,11 @@ struct Claims {
     iat: i64,
     exp: i64,
     iss: String,
+    /// The player's token generation (`players.token_generation`) at issue;
+    /// absent in the provider's tokens and in tokens issued before sign-out
+    /// existed, both read as 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    generation: Option<i64>,
 }
 
 /// Issues and verifies tokens.
@@ -90,8 +104,13 @@ impl Tokens {
         })
     }
 
-    /// A token for `player`, and when it expires.
-    pub fn issue(&self, player: Uuid, now: DateTime<Utc>) -> (String, DateTime<Utc>) {
+    /// A token for `player` in its token `generation`, and when it expires.
+    pub fn issue(
+        &self,
+        player: Uuid,
+        generation: i64,
+        now: DateTime<Utc>,
+    ) -> (String, DateTime<Utc>) {
         let expires_at = now + self.ttl;
         let claims = Claims {
             sub: player.to_string(),
@@ -99,6 +118,7 @@ impl Tokens {
             iat: now.timestamp(),
             exp: expires_at.timestamp(),
             iss: ISSUER.to_owned(),
+            generation: Some(generation),
         };
         let token = encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .expect("HS256 signing with an in-memory key cannot fail");
@@ -116,8 +136,9 @@ impl Tokens {
             let claims = decode::<Claims>(token, &self.decoding, &validation)
                 .map_err(classify)?
                 .claims;
+            let generation = claims.generation.unwrap_or(0);
             return Uuid::parse_str(&claims.sub)
-                .map(Identity::Player)
+                .map(|id| Identity::Player { id, generation })
                 .map_err(|_| TokenError::Invalid);
         }
         let Some((key, validation)) = &self.external else {
@@ -164,13 +185,16 @@ mod tests {
     #[test]
     fn an_issued_token_names_its_player() {
         let id = Uuid::new_v4();
-        let (token, _) = tokens().issue(id, Utc::now());
-        assert_eq!(tokens().verify(&token), Ok(Identity::Player(id)));
+        let (token, _) = tokens().issue(id, 3, Utc::now());
+        assert_eq!(
+            tokens().verify(&token),
+            Ok(Identity::Player { id, generation: 3 })
+        );
     }
 
     #[test]
     fn an_expired_token_is_refused_as_expired() {
-        let (token, _) = tokens().issue(Uuid::new_v4(), Utc::now() - chrono::Duration::hours(2));
+        let (token, _) = tokens().issue(Uuid::new_v4(), 0, Utc::now() - chrono::Duration::hours(2));
         assert_eq!(tokens().verify(&token), Err(TokenError::Expired));
     }
 
@@ -182,7 +206,7 @@ mod tests {
             None,
         )
         .unwrap();
-        let (token, _) = other.issue(Uuid::new_v4(), Utc::now());
+        let (token, _) = other.issue(Uuid::new_v4(), 0, Utc::now());
         assert_eq!(tokens().verify(&token), Err(TokenError::Invalid));
     }
 

@@ -31,6 +31,14 @@ pub enum StartError {
     /// The listener could not be bound.
     #[error("listener: {0}")]
     Io(#[from] std::io::Error),
+    /// The address to listen on is taken or not ours.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address, `HOST:PORT`.
+        address: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The token keys could not be built.
     #[error("token keys: {0}")]
     Keys(#[from] jsonwebtoken::errors::Error),
@@ -124,7 +132,12 @@ impl Application {
             path_prefix: settings.path_prefix.clone(),
         });
         let origins = settings.cors_allowed_origins.clone();
-        let listener = TcpListener::bind((settings.host, settings.port))?;
+        let listener = TcpListener::bind((settings.host, settings.port)).map_err(|source| {
+            StartError::Bind {
+                address: std::net::SocketAddr::from((settings.host, settings.port)).to_string(),
+                source,
+            }
+        })?;
         let port = listener.local_addr()?.port();
         let prefix = settings.path_prefix.clone();
         let spec = http::openapi_served_at(&prefix);
@@ -132,6 +145,7 @@ impl Application {
         let server = HttpServer::new(move || {
             let spec = spec.clone();
             let spec_url = format!("{prefix}/openapi.json");
+            let docs_prefix = prefix.clone();
             let api = scope::scope(actix_web::web::scope(&prefix))
                 .configure(http::routes)
                 .map(|scope| {
@@ -141,6 +155,17 @@ impl Application {
                             web::get().to(move || {
                                 let spec = spec.clone();
                                 async move { HttpResponse::Ok().json(spec) }
+                            }),
+                        )
+                        .route(
+                            "/docs",
+                            web::get().to(move || {
+                                let to = format!("{docs_prefix}/docs/");
+                                async move {
+                                    HttpResponse::PermanentRedirect()
+                                        .insert_header((actix_web::http::header::LOCATION, to))
+                                        .finish()
+                                }
                             }),
                         )
                         .service(SwaggerUi::new("/docs/{_:.*}").config(Config::new([spec_url])))

@@ -127,3 +127,35 @@ fn the_systemd_unit_stops_gracefully_and_is_hardened() {
         .expect("TimeoutStopSec in seconds");
     assert!(stop > SHUTDOWN_TIMEOUT, "TimeoutStopSec={stop}");
 }
+
+/// The variables the service reads (`get("…")` in src/config.rs).
+fn variables_read() -> Vec<String> {
+    let config = read("src/config.rs");
+    let mut names: Vec<String> = config
+        .split("get(\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("\")").map(|(name, _)| name.to_owned()))
+        .filter(|name| name.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn the_deploy_settings_table_and_env_example_list_every_variable_the_service_reads() {
+    let readme = read("deploy/README.md");
+    let example = read("deploy/kaarttafel.env.example");
+    let names = variables_read();
+    assert!(names.len() >= 13, "{names:?}");
+    for name in names {
+        assert!(
+            readme.contains(&format!("| `{name}` |")),
+            "deploy/README.md's settings table lacks {name}"
+        );
+        assert!(
+            example.contains(&format!("{name}=")),
+            "deploy/kaarttafel.env.example lacks {name}"
+        );
+    }
+}

@@ -1,5 +1,5 @@
 //! Card order, points, play obligations, trick winner, roem and deal scoring
-//! (shared/RULES.md §1), as table-driven cases on the pure rule functions.
+//! (docs/klaverjassen.md), as table-driven cases on the pure rule functions.
 
 use kaarttafel::games::Seat;
 use kaarttafel::games::cards::{Card, Suit};

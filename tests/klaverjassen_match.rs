@@ -1,6 +1,6 @@
 //! The match as a table plays it: dealing, trump, turns, club-mode revokes,
 //! the review, the score sheet, the match end, views and the API's JSON
-//! (shared/RULES.md §1, shared/API.md).
+//! (docs/klaverjassen.md, docs/api.md).
 
 use kaarttafel::games::cards::{Card, Suit};
 use kaarttafel::games::klaverjassen::{
@@ -281,10 +281,65 @@ fn a_revoke_taken_back_while_the_trick_is_open_costs_nothing_and_the_replacement
     play(&mut game, 1, "QC").unwrap();
     play(&mut game, 2, "KC").unwrap();
     play(&mut game, 3, "AC").unwrap();
-    // The corrected revoke can no longer be punished: reporting it is false.
+    assert_eq!(game.deals(), &[], "no penalty");
+}
+
+/// Seat 1's revoke in trick 1 corrected by `correction` (a take-back or a
+/// report), then trick 1 played out: 7C QC KC AC, won by seat 3.
+fn trick_one_after_correcting_seat_one(correction: (u8, Move)) -> Match {
+    let mut game = seat_one_revokes();
+    act(&mut game, correction.0, correction.1).unwrap();
+    for (seat, code) in [(1, "QC"), (2, "KC"), (3, "AC")] {
+        play(&mut game, seat, code).unwrap();
+    }
+    game
+}
+
+#[test]
+fn a_report_after_a_take_back_of_that_seats_revoke_in_the_open_trick_is_already_corrected() {
+    let mut game = seat_one_revokes();
+    act(&mut game, 1, Move::TakeBack).unwrap();
+    assert_refused(&mut game, 0, report(1), "already_corrected");
+    assert_refused(&mut game, 2, report(1), "already_corrected");
+    play(&mut game, 1, "QC").unwrap();
+    assert_refused(&mut game, 2, report(1), "already_corrected");
+}
+
+#[test]
+fn a_report_after_a_partners_correcting_report_in_the_open_trick_is_already_corrected() {
+    let mut game = seat_one_revokes();
+    act(&mut game, 2, report(1)).unwrap();
+    assert_refused(&mut game, 0, report(1), "already_corrected");
+    assert_eq!(game.deals(), &[], "nobody is punished");
+    assert_eq!(game.to_play(), Some(Seat(1)));
+}
+
+#[test]
+fn a_report_of_a_revoke_corrected_in_the_trick_that_closed_since_is_already_corrected() {
+    for correction in [(1, Move::TakeBack), (2, report(1))] {
+        let mut game = trick_one_after_correcting_seat_one(correction);
+        assert_refused(&mut game, 0, report(1), "already_corrected");
+        // Still so while the next trick is open with cards in it.
+        play(&mut game, 3, "KH").unwrap();
+        play(&mut game, 0, "7H").unwrap();
+        assert_refused(&mut game, 2, report(1), "already_corrected");
+        assert_eq!(game.deals(), &[], "nobody is punished");
+    }
+}
+
+#[test]
+fn a_report_of_a_revoke_corrected_two_tricks_ago_is_a_false_report_and_punished() {
+    let mut game = trick_one_after_correcting_seat_one((1, Move::TakeBack));
+    // Trick 2: KH 7H 10H, seat 2 trumps with 7S and wins.
+    for (seat, code) in [(3, "KH"), (0, "7H"), (1, "10H"), (2, "7S")] {
+        play(&mut game, seat, code).unwrap();
+    }
     act(&mut game, 0, report(1)).unwrap();
     let row = &game.deals()[0];
-    assert_eq!(row.report.map(|r| r.valid), Some(false));
+    assert_eq!(
+        row.report.map(|r| (r.seat, r.reported_by, r.valid)),
+        Some((Seat(1), Seat(0), false))
+    );
     assert_eq!(row.roem, ByTeam::new(0, 20), "QC KC AC in trick 1");
     assert_eq!(row.score, ByTeam::new(0, 262 + 20));
     assert_eq!(
@@ -695,6 +750,7 @@ fn every_refusal_has_a_stable_code_and_a_sentence() {
         (MoveError::NothingToTakeBack, "nothing_to_take_back"),
         (MoveError::OwnTeam, "own_team"),
         (MoveError::AlreadyReported, "already_reported"),
+        (MoveError::AlreadyCorrected, "already_corrected"),
         (MoveError::ClubModeOnly, "club_mode_only"),
     ];
     for (error, code) in errors {

@@ -14,7 +14,7 @@ use rand::{RngExt, SeedableRng};
 const DEALS_PER_MODE: u64 = 10_000;
 const DEALS_PER_MATCH: u8 = 4;
 
-// ---- an independent recomputation of a deal's score, written from RULES.md ----
+// ---- an independent recomputation of a deal's score, written from docs/klaverjassen.md ----
 
 const NATURAL: [&str; 8] = ["7", "8", "9", "10", "J", "Q", "K", "A"];
 const TRUMP_LOW_TO_HIGH: [&str; 8] = ["7", "8", "Q", "K", "10", "A", "9", "J"];

@@ -1,5 +1,5 @@
-//! One test per rule of shared/RULES.md §2 and per decision of
-//! docs/potverteren.md, with exact chip amounts. Decks are stacked with
+//! One test per rule and per decision of docs/potverteren.md, with exact
+//! chip amounts. Decks are stacked with
 //! `Deck::stacked` so every round is known card by card.
 
 use kaarttafel::games::cards::Card;

@@ -303,6 +303,12 @@ pub fn refusal(game: &Game, caller: Uuid, error: GameError) -> ApiError {
             detail,
             legal_moves: serde_json::json!([]),
         },
+        // A partner's report that arrived just after the correction: the
+        // table moved on, so it is a conflict with the state, not a broken rule.
+        GameError::Rules {
+            code: code @ "already_corrected",
+            ..
+        } => ApiError::Conflict { code, detail },
         GameError::Rules { code, .. } => ApiError::MoveRefused {
             code,
             detail,

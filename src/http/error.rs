@@ -29,7 +29,7 @@ pub struct Problem {
     pub status: u16,
     /// What went wrong with this request.
     pub detail: String,
-    /// A stable, machine-readable code (see the README's error table).
+    /// A stable, machine-readable code (listed in docs/api.md, "Errors").
     pub code: String,
     /// For a refused move: the moves the caller may make now.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,6 +89,9 @@ pub enum ApiError {
         /// The caller's legal moves now.
         legal_moves: serde_json::Value,
     },
+    /// A body that is not sent as `application/json` (415).
+    #[error("send the body as `Content-Type: application/json`")]
+    UnsupportedMediaType,
     /// The body is larger than the limit (413).
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
@@ -122,6 +125,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => "idempotency_mismatch",
             ApiError::MoveRefused { code, .. } => code,
             ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::Internal(_) => "internal_error",
         }
     }
@@ -138,6 +142,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => "Idempotency key reused",
             ApiError::MoveRefused { .. } => "Move refused",
             ApiError::PayloadTooLarge(_) => "Request body too large",
+            ApiError::UnsupportedMediaType => "Unsupported media type",
             ApiError::Internal(_) => "Internal error",
         }
     }
@@ -178,6 +183,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

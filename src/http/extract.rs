@@ -36,7 +36,16 @@ impl FromRequest for AuthPlayer {
             let state =
                 state.ok_or_else(|| ApiError::Internal("application state missing".into()))?;
             match state.tokens.verify(&token?)? {
-                Identity::Player(id) => Ok(AuthPlayer { id }),
+                Identity::Player { id, generation } => {
+                    // One primary-key read per request makes sign-out
+                    // immediate on every instance (docs/api.md, tokens).
+                    let mut conn = state.store.pool().acquire().await?;
+                    match players::token_generation(&mut conn, id).await? {
+                        Some(current) if current == generation => Ok(AuthPlayer { id }),
+                        Some(_) => Err(TokenError::SignedOut.into()),
+                        None => Err(TokenError::Invalid.into()),
+                    }
+                }
                 Identity::External { subject, name } => {
                     let mut conn = state.store.pool().acquire().await?;
                     let player = players::for_external_subject(&mut conn, &subject, &name).await?;
@@ -72,10 +81,7 @@ fn json_error(error: JsonPayloadError) -> ApiError {
         JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
             ApiError::PayloadTooLarge(BODY_LIMIT)
         }
-        JsonPayloadError::ContentType => ApiError::BadRequest {
-            code: "unsupported_media_type",
-            detail: "send the body as `Content-Type: application/json`".into(),
-        },
+        JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
         JsonPayloadError::Deserialize(error) if error.is_data() => {
             ApiError::validation(error.to_string())
         }
@@ -92,8 +98,21 @@ fn json_error(error: JsonPayloadError) -> ApiError {
 
 /// Path parameters: an id that is not a UUID names nothing here (404).
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|error: PathError, _| {
-        ApiError::NotFound(format!("no such resource: {error}")).into()
+    web::PathConfig::default().error_handler(|_: PathError, req| {
+        // The parser's own message ("Path deserialize error: …") is ours,
+        // not the caller's: name the segment that is no id instead.
+        let raw = req
+            .match_info()
+            .iter()
+            .map(|(_, value)| value)
+            .find(|value| uuid::Uuid::parse_str(value).is_err())
+            .unwrap_or_default();
+        let what = if req.path().contains("/games/") {
+            "game"
+        } else {
+            "resource"
+        };
+        ApiError::NotFound(format!("no {what} {raw:?}: not a valid id")).into()
     })
 }
 

@@ -398,7 +398,7 @@ pub struct MoveRequest {
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_seated`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`version_conflict`: expected_version is stale", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`version_conflict`: expected_version is stale; `already_corrected`: a Klaverjassen report naming a seat whose revoke was just corrected (nothing changed)", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Not a move of this game, or refused by the rules (with `legal_moves`)", body = Problem, content_type = "application/problem+json"),

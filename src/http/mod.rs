@@ -44,7 +44,9 @@ pub struct AppState {
     info(
         title = "Kaarttafel",
         description = "Klaverjassen (Rotterdam rules) and Potverteren, played over HTTP. \
-            Every error is `application/problem+json` with a stable `code`.",
+            Every error is `application/problem+json` with a stable `code` \
+            (the codes are listed in docs/api.md); a request body not sent as \
+            `application/json` is 415 `unsupported_media_type`.",
         license(name = "MIT"),
     ),
     modifiers(&BearerAuth),
@@ -77,6 +79,8 @@ pub fn routes(config: &mut ServiceConfig) {
             scope::scope("/v1")
                 .service(players::create_player)
                 .service(players::me)
+                .service(players::renew_token)
+                .service(players::sign_out)
                 .service(players::my_games)
                 .service(games::create_game)
                 .service(games::lobby)

@@ -10,6 +10,7 @@ use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::games::{GameSummary, Page, PageQuery, summaries};
+use crate::auth::TokenError;
 use crate::store::{games, players};
 
 /// The longest player name, in characters.
@@ -71,7 +72,7 @@ pub async fn create_player(
     let id = Uuid::new_v4();
     let mut conn = state.store.pool().acquire().await?;
     players::insert(&mut conn, id, name).await?;
-    let (token, expires_at) = state.tokens.issue(id, Utc::now());
+    let (token, expires_at) = state.tokens.issue(id, 0, Utc::now());
     Ok(HttpResponse::Created().json(CreatedPlayer {
         id,
         name: name.to_owned(),
@@ -93,10 +94,74 @@ pub async fn me(
     let mut conn = state.store.pool().acquire().await?;
     let player = players::get(&mut conn, caller.id)
         .await?
-        .ok_or(ApiError::Token(crate::auth::TokenError::Invalid))?;
+        .ok_or(ApiError::Token(TokenError::Invalid))?;
     Ok(web::Json(Player {
         id: player.id,
         name: player.name,
+    }))
+}
+
+/// A fresh bearer token for the caller's identity.
+#[derive(Serialize, ToSchema)]
+pub struct FreshToken {
+    /// The player's id (unchanged).
+    pub id: Uuid,
+    /// A bearer token for `Authorization: Bearer <token>`.
+    #[schema(example = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl")]
+    pub token: String,
+    /// When the token expires.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A fresh token for the same player, valid for the full token lifetime
+/// (`TOKEN_TTL`); the caller's current token stays valid until it expires.
+/// An app renews before its token expires and so keeps its player (and its
+/// games) for as long as it is used.
+#[utoipa::path(tag = "players", security(("bearer" = [])), responses(
+    (status = 200, description = "A fresh token for the caller", body = FreshToken),
+    (status = 401, description = "Missing, invalid, expired or signed-out token", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/players/me/token")]
+pub async fn renew_token(
+    state: web::Data<AppState>,
+    caller: AuthPlayer,
+) -> Result<web::Json<FreshToken>, ApiError> {
+    let mut conn = state.store.pool().acquire().await?;
+    let generation = players::token_generation(&mut conn, caller.id)
+        .await?
+        .ok_or(ApiError::Token(TokenError::Invalid))?;
+    let (token, expires_at) = state.tokens.issue(caller.id, generation, Utc::now());
+    Ok(web::Json(FreshToken {
+        id: caller.id,
+        token,
+        expires_at,
+    }))
+}
+
+/// Signs the caller out everywhere: every token issued to this player
+/// before, the caller's own included, is refused from now on (401
+/// `invalid_token`). The answer holds the one token issued since, for the
+/// device that signed out to stay signed in; a client that wants to be
+/// signed out too simply forgets it. (Tokens of an external identity
+/// provider are the provider's to revoke.)
+#[utoipa::path(tag = "players", security(("bearer" = [])), responses(
+    (status = 200, description = "Signed out everywhere; the only valid token now", body = FreshToken),
+    (status = 401, description = "Missing, invalid, expired or signed-out token", body = Problem, content_type = "application/problem+json"),
+))]
+#[post("/players/me/sign_out")]
+pub async fn sign_out(
+    state: web::Data<AppState>,
+    caller: AuthPlayer,
+) -> Result<web::Json<FreshToken>, ApiError> {
+    let mut conn = state.store.pool().acquire().await?;
+    let generation = players::next_token_generation(&mut conn, caller.id)
+        .await?
+        .ok_or(ApiError::Token(TokenError::Invalid))?;
+    let (token, expires_at) = state.tokens.issue(caller.id, generation, Utc::now());
+    Ok(web::Json(FreshToken {
+        id: caller.id,
+        token,
+        expires_at,
     }))
 }
 

@@ -52,6 +52,9 @@ impl Store {
             Database::Postgres(url) => (url.expose().to_owned(), Backend::Postgres, 16),
             Database::Sqlite(path) => (format!("sqlite://{path}?mode=rwc"), Backend::Sqlite, 8),
         };
+        if backend == Backend::Postgres {
+            create_missing_database(&url).await?;
+        }
         let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
         let pool = AnyPoolOptions::new()
             .max_connections(max)
@@ -119,6 +122,61 @@ impl Store {
     /// Closes the pool, waiting for connections in use.
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+}
+
+/// On first start the database named in `DATABASE_URL` may not exist yet:
+/// create it through the server's `postgres` maintenance database when the
+/// user may, or stop with the one command that creates it.
+async fn create_missing_database(url: &str) -> Result<(), sqlx::Error> {
+    use sqlx::Connection;
+    use sqlx::postgres::{PgConnectOptions, PgConnection};
+    const UNDEFINED_DATABASE: &str = "3D000";
+    let options = PgConnectOptions::from_str(url)?;
+    let missing = match PgConnection::connect_with(&options).await {
+        Ok(conn) => return conn.close().await,
+        Err(sqlx::Error::Database(error))
+            if error.code().as_deref() == Some(UNDEFINED_DATABASE) =>
+        {
+            error
+        }
+        Err(other) => return Err(other),
+    };
+    let name = options
+        .get_database()
+        .unwrap_or_else(|| options.get_username())
+        .to_owned();
+    let command = format!(
+        "createdb -h {} -p {} -U {} '{}'",
+        options.get_host(),
+        options.get_port(),
+        options.get_username(),
+        name
+    );
+    let cannot = |why: String| {
+        sqlx::Error::Configuration(
+            format!("{missing}, and it could not be created ({why}); create it with: {command}")
+                .into(),
+        )
+    };
+    let mut admin = PgConnection::connect_with(&options.clone().database("postgres"))
+        .await
+        .map_err(|e| cannot(e.to_string()))?;
+    let create = format!("CREATE DATABASE \"{}\"", name.replace('"', "\"\""));
+    let created = sqlx::query(sqlx::AssertSqlSafe(create))
+        .execute(&mut admin)
+        .await;
+    admin.close().await?;
+    match created {
+        Ok(_) => {
+            tracing::info!(database = %name, "created the database");
+            Ok(())
+        }
+        // Another instance starting at the same moment may have created it.
+        Err(error) => match PgConnection::connect_with(&options).await {
+            Ok(conn) => conn.close().await,
+            Err(_) => Err(cannot(error.to_string())),
+        },
     }
 }
 

@@ -67,3 +67,32 @@ pub(super) fn player_from(row: &sqlx::any::AnyRow) -> Result<PlayerRow, sqlx::Er
 pub(super) fn parse_uuid(text: String) -> Result<Uuid, sqlx::Error> {
     Uuid::parse_str(&text).map_err(|e| sqlx::Error::Decode(Box::new(e)))
 }
+
+/// The player's current token generation, if the player exists. Tokens of
+/// an earlier generation were signed out.
+pub async fn token_generation(
+    conn: &mut AnyConnection,
+    id: Uuid,
+) -> Result<Option<i64>, sqlx::Error> {
+    let row = sqlx::query("SELECT token_generation FROM players WHERE id = $1")
+        .bind(id.to_string())
+        .fetch_optional(conn)
+        .await?;
+    row.map(|r| r.try_get("token_generation")).transpose()
+}
+
+/// Signs the player out everywhere: starts a new token generation and
+/// returns it (`None` for an unknown player).
+pub async fn next_token_generation(
+    conn: &mut AnyConnection,
+    id: Uuid,
+) -> Result<Option<i64>, sqlx::Error> {
+    let row = sqlx::query(
+        "UPDATE players SET token_generation = token_generation + 1 WHERE id = $1 \
+         RETURNING token_generation",
+    )
+    .bind(id.to_string())
+    .fetch_optional(conn)
+    .await?;
+    row.map(|r| r.try_get("token_generation")).transpose()
+}

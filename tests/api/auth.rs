@@ -78,6 +78,7 @@ async fn an_expired_token_is_refused(db: Db) {
     .unwrap();
     let (expired, _) = tokens.issue(
         player.id.parse().unwrap(),
+        0,
         chrono::Utc::now() - chrono::Duration::hours(2),
     );
     let answer = app
@@ -275,7 +276,140 @@ async fn an_external_identity_providers_token_maps_to_one_player(db: Db) {
     expect_401(&app, Some(&token("kaarttafel", 1)), "expired").await;
 }
 
+async fn me_with(app: &TestApp, token: &str) -> crate::support::Answer {
+    app.send(Method::GET, "/v1/players/me", Some(token), None)
+        .await
+}
+
+async fn a_renewed_token_speaks_for_the_same_player_and_the_old_one_still_works(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let player = app.player("Truus").await;
+    let host_game = app
+        .table(&player, "klaverjassen", json!({"deals": 1}))
+        .await;
+    let answer = app
+        .send(
+            Method::POST,
+            "/v1/players/me/token",
+            Some(&player.token),
+            None,
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_eq!(answer.body["id"], player.id.as_str());
+    let fresh = answer.body["token"].as_str().unwrap().to_owned();
+    let expires_at: chrono::DateTime<chrono::Utc> =
+        answer.body["expires_at"].as_str().unwrap().parse().unwrap();
+    let lifetime = expires_at - chrono::Utc::now();
+    let ttl = chrono::Duration::from_std(app.settings.token_ttl).unwrap();
+    assert!(
+        lifetime > ttl - chrono::Duration::minutes(1) && lifetime <= ttl,
+        "a renewed token gets the full lifetime: {lifetime}"
+    );
+    let me = me_with(&app, &fresh).await;
+    assert_eq!(me.status, StatusCode::OK);
+    assert_eq!(me.body, json!({"id": player.id, "name": "Truus"}));
+    let games = app
+        .send(Method::GET, "/v1/players/me/games", Some(&fresh), None)
+        .await;
+    assert_eq!(
+        games.body["items"][0]["id"],
+        host_game.as_str(),
+        "{}",
+        games.body
+    );
+    assert_eq!(me_with(&app, &player.token).await.status, StatusCode::OK);
+}
+
+async fn an_expired_token_cannot_be_renewed(db: Db) {
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.jwt_secret = Some(kaarttafel::config::Secret::new("y".repeat(40)));
+    let app = TestApp::start(settings.clone(), dir).await;
+    let player = app.player("Joop").await;
+    let tokens = kaarttafel::auth::Tokens::new(
+        settings.jwt_secret.as_ref().unwrap(),
+        settings.token_ttl,
+        None,
+    )
+    .unwrap();
+    let (expired, _) = tokens.issue(
+        player.id.parse().unwrap(),
+        0,
+        chrono::Utc::now() - chrono::Duration::hours(2),
+    );
+    let answer = app
+        .send(Method::POST, "/v1/players/me/token", Some(&expired), None)
+        .await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.body);
+    assert_eq!(answer.code(), "invalid_token");
+    assert!(answer.body["detail"].as_str().unwrap().contains("expired"));
+}
+
+async fn signing_out_refuses_every_earlier_token_of_the_player_and_only_those(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let player = app.player("Bep").await;
+    let other = app.player("Gerrit").await;
+    let renewed = app
+        .send(
+            Method::POST,
+            "/v1/players/me/token",
+            Some(&player.token),
+            None,
+        )
+        .await;
+    let renewed = renewed.body["token"].as_str().unwrap().to_owned();
+    let answer = app
+        .send(
+            Method::POST,
+            "/v1/players/me/sign_out",
+            Some(&player.token),
+            None,
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_eq!(answer.body["id"], player.id.as_str());
+    let after = answer.body["token"].as_str().unwrap().to_owned();
+    for (token, which) in [(&player.token, "the first"), (&renewed, "a renewed")] {
+        let refused = me_with(&app, token).await;
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{which} token");
+        assert_eq!(refused.code(), "invalid_token");
+        assert!(
+            refused.body["detail"]
+                .as_str()
+                .unwrap()
+                .contains("signed out"),
+            "{}",
+            refused.body
+        );
+        assert!(refused.headers.contains_key("www-authenticate"));
+        let renew = app
+            .send(Method::POST, "/v1/players/me/token", Some(token), None)
+            .await;
+        assert_eq!(
+            renew.status,
+            StatusCode::UNAUTHORIZED,
+            "{which} token renews nothing"
+        );
+    }
+    let me = me_with(&app, &after).await;
+    assert_eq!(me.body, json!({"id": player.id, "name": "Bep"}));
+    assert_eq!(
+        me_with(&app, &other.token).await.status,
+        StatusCode::OK,
+        "another player's tokens are untouched"
+    );
+    let again = app
+        .send(Method::POST, "/v1/players/me/sign_out", Some(&after), None)
+        .await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(me_with(&app, &after).await.status, StatusCode::UNAUTHORIZED);
+}
+
 on_both_databases!(
+    a_renewed_token_speaks_for_the_same_player_and_the_old_one_still_works,
+    an_expired_token_cannot_be_renewed,
+    signing_out_refuses_every_earlier_token_of_the_player_and_only_those,
     an_external_identity_providers_token_maps_to_one_player,
     every_bad_token_is_a_401_with_a_bearer_challenge,
     an_expired_token_is_refused,

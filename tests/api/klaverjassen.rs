@@ -326,6 +326,62 @@ async fn club_revoke_taken_back_while_the_trick_is_open_is_corrected(db: Db) {
     );
 }
 
+async fn two_partners_reporting_one_open_revoke_at_once_correct_it_once_and_punish_nobody(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players) = app
+        .full_table(
+            "klaverjassen",
+            json!({"revoke_mode": "club", "auto_deal": true}),
+            4,
+        )
+        .await;
+    let (seat, card) = reach_a_possible_revoke(&app, &id, &players, true).await;
+    let answer = app
+        .play(&id, &players[seat], json!({"type": "play", "card": card}))
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let version = answer.body["version"].as_i64().unwrap();
+    let report = json!({"type": "report_revoke", "seat": seat});
+    let (first, second) = tokio::join!(
+        app.play(&id, &players[(seat + 1) % 4], report.clone()),
+        app.play(&id, &players[(seat + 3) % 4], report.clone()),
+    );
+    let mut statuses = [first.status, second.status];
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        [StatusCode::OK, StatusCode::CONFLICT],
+        "{} / {}",
+        first.body,
+        second.body
+    );
+    let refused = if first.status == StatusCode::CONFLICT {
+        &first
+    } else {
+        &second
+    };
+    assert_eq!(
+        refused.body["code"], "already_corrected",
+        "{}",
+        refused.body
+    );
+    assert_eq!(refused.headers["content-type"], "application/problem+json");
+    let view = app.view(&id, &players[seat]).await;
+    assert_eq!(view["version"], version + 1, "exactly one change");
+    assert!(
+        view["klaverjassen"]["deals"].as_array().unwrap().is_empty(),
+        "nobody is punished"
+    );
+    assert!(
+        view["klaverjassen"]["hand"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(card)),
+        "the revoke was corrected"
+    );
+    assert_eq!(view["awaiting"]["seats"], json!([seat]));
+}
+
 async fn club_revoke_reported_in_the_review_punishes_the_revoking_team(db: Db) {
     let app = TestApp::spawn(db).await;
     let (id, players) = app
@@ -470,6 +526,7 @@ on_both_databases!(
     a_complete_sixteen_deal_match_is_played_over_http,
     a_deal_in_progress_shows_its_hands_in_no_event,
     club_revoke_taken_back_while_the_trick_is_open_is_corrected,
+    two_partners_reporting_one_open_revoke_at_once_correct_it_once_and_punish_nobody,
     club_revoke_reported_in_the_review_punishes_the_revoking_team,
     a_false_report_punishes_the_reporting_team,
     an_enforced_table_refuses_a_revoke_naming_the_rule,

@@ -4,9 +4,13 @@
 mod support;
 
 mod auth;
+mod available;
 mod concurrency;
 mod fairness;
+mod first_hour;
+mod first_start;
 mod input;
 mod klaverjassen;
 mod live;
 mod potverteren;
+mod readme;

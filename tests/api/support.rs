@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -21,6 +22,9 @@ pub enum Db {
 }
 
 /// Generates one `#[tokio::test]` per backend for each listed test function.
+/// Without Postgres the Postgres tests return at once; the one test
+/// `available::postgres_is_available` then fails, or is
+/// the only one to say so when the run chose `SKIP_POSTGRES=1`.
 #[macro_export]
 macro_rules! on_both_databases {
     ($($name:ident),* $(,)?) => {
@@ -32,7 +36,7 @@ macro_rules! on_both_databases {
         mod postgres {
             $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $name() {
-                if $crate::support::postgres_url().is_none() { return; }
+                if $crate::support::postgres_url().is_err() { return; }
                 super::$name($crate::support::Db::Postgres).await
             })*
         }
@@ -40,115 +44,193 @@ macro_rules! on_both_databases {
 }
 
 /// The Postgres server for tests: `TEST_DATABASE_URL` if set, else a
-/// throwaway local cluster when Postgres binaries are on the machine, else
-/// none (the tests say they were skipped). With `REQUIRE_POSTGRES=1` (CI),
-/// a missing server fails the tests instead.
-pub fn postgres_url() -> Option<String> {
-    static URL: OnceLock<Option<String>> = OnceLock::new();
-    let url = URL.get_or_init(|| {
+/// throwaway cluster of this test run when Postgres binaries are on the
+/// machine, else why there is none.
+pub fn postgres_url() -> Result<String, String> {
+    static URL: OnceLock<Result<String, String>> = OnceLock::new();
+    URL.get_or_init(|| {
         match std::env::var("TEST_DATABASE_URL")
             .ok()
             .filter(|u| !u.is_empty())
         {
-            Some(url) => Some(url),
-            None => local_cluster()
-                .map_err(|why| eprintln!("no local Postgres cluster: {why}"))
-                .ok(),
+            Some(url) => Ok(url),
+            None => local_cluster(),
         }
-    });
-    if url.is_none() {
-        assert!(
-            !std::env::var("REQUIRE_POSTGRES").is_ok_and(|v| v == "1"),
-            "REQUIRE_POSTGRES=1 but there is no Postgres: set TEST_DATABASE_URL"
-        );
-        eprintln!("SKIPPED: Postgres test (set TEST_DATABASE_URL or install Postgres to run it)");
-    }
-    url.clone()
+    })
+    .clone()
 }
 
-/// Starts (or finds running) a cluster of our own under the target folder,
-/// on port 55432, trusting local connections. It is left running for the
-/// next test run; `pg_ctl -D target/tmp/postgres/data stop` stops it.
-fn local_cluster() -> Result<String, String> {
-    let bin = std::fs::read_dir("/usr/lib/postgresql")
-        .map_err(|_| "no /usr/lib/postgresql".to_owned())?
+/// The Postgres binaries' folder, `/usr/lib/postgresql/<newest>/bin`.
+fn postgres_bin() -> Result<PathBuf, String> {
+    std::fs::read_dir("/usr/lib/postgresql")
+        .map_err(|_| {
+            "no /usr/lib/postgresql (install Postgres or set TEST_DATABASE_URL)".to_owned()
+        })?
         .filter_map(|entry| entry.ok().map(|e| e.path().join("bin")))
         .filter(|bin| bin.join("initdb").exists())
         .max()
-        .ok_or("no initdb")?;
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("postgres");
-    let data = dir.join("data");
-    let root = Command::new("id")
+        .ok_or_else(|| "no initdb under /usr/lib/postgresql".to_owned())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
         .arg("-u")
         .output()
-        .is_ok_and(|o| o.stdout == b"0\n");
-    let run = |program: &str, args: &[&str]| {
+        .is_ok_and(|o| o.stdout == b"0\n")
+}
+
+/// A free TCP port on 127.0.0.1, as the kernel hands them out.
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .map_err(|e| e.to_string())
+}
+
+/// Starts a cluster for this test run under the target folder
+/// (`target/tmp/postgres-<pid>`), on a free port, trusting local
+/// connections; as root it runs as the `postgres` user, as Postgres
+/// requires. A watcher process outside the test binary stops it and removes
+/// its folder once this process has exited, however the run ends.
+fn local_cluster() -> Result<String, String> {
+    let bin = postgres_bin()?;
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("postgres-{}", std::process::id()));
+    let data = dir.join("data");
+    let root = is_root();
+    let as_owner = |program: &str| {
         let program = bin.join(program);
-        let mut command = if root {
+        if root {
             let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(&program);
+            c.args(["-u", "postgres", "--"]).arg(program);
             c
         } else {
-            Command::new(&program)
-        };
-        let output = command
+            Command::new(program)
+        }
+    };
+    let run = |program: &str, args: &[&str]| {
+        let output = as_owner(program)
             .args(args)
             .output()
-            .map_err(|e| format!("{}: {e}", program.display()))?;
+            .map_err(|e| format!("{program}: {e}"))?;
         if output.status.success() {
             Ok(())
         } else {
             Err(format!(
-                "{}: {}",
-                program.display(),
+                "{program}: {}",
                 String::from_utf8_lossy(&output.stderr)
             ))
         }
     };
-    if !data.join("PG_VERSION").exists() {
-        std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
-        if root {
-            Command::new("chown")
-                .args(["-R", "postgres:postgres"])
-                .arg(&dir)
-                .status()
-                .map_err(|e| e.to_string())?;
-        }
-        run(
-            "initdb",
-            &[
-                "-D",
-                &data.display().to_string(),
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "--no-sync",
-            ],
-        )?;
+    std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
+    let pg_ctl = bin.join("pg_ctl").display().to_string();
+    let stop = format!(
+        "{}'{pg_ctl}' -D '{}' -m immediate stop",
+        if root { "runuser -u postgres -- " } else { "" },
+        data.display()
+    );
+    // Watches this process from outside it (its own process group, so a
+    // Ctrl-C of the run does not end the watcher first).
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop} >/dev/null 2>&1; rm -rf '{dir}'",
+            pid = std::process::id(),
+            dir = dir.display()
+        ))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("watcher: {e}"))?;
+    if root {
+        Command::new("chown")
+            .args(["-R", "postgres:postgres"])
+            .arg(&dir)
+            .status()
+            .map_err(|e| e.to_string())?;
     }
     let data = data.display().to_string();
-    if run("pg_ctl", &["-D", &data, "status"]).is_err() {
-        let options = format!(
-            "-p 55432 -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
-            dir.display()
-        );
-        let log = dir.join("log").display().to_string();
-        run(
-            "pg_ctl",
-            &["-D", &data, "-o", &options, "-l", &log, "-w", "start"],
-        )?;
-    }
-    Ok("postgres://postgres@127.0.0.1:55432/postgres".to_owned())
+    run(
+        "initdb",
+        &["-D", &data, "-A", "trust", "-U", "postgres", "--no-sync"],
+    )?;
+    let port = free_port()?;
+    let options = format!(
+        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+        dir.display()
+    );
+    let log = dir.join("log").display().to_string();
+    run(
+        "pg_ctl",
+        &["-D", &data, "-o", &options, "-l", &log, "-w", "start"],
+    )?;
+    Ok(format!("postgres://postgres@127.0.0.1:{port}/postgres"))
 }
 
-/// A fresh, empty database of `db`.
-pub async fn fresh_database(db: Db) -> (Database, Option<tempfile::TempDir>) {
+/// What a test's database leaves behind; removed when the test ends, also
+/// when it fails (dropping it runs during the unwinding of a panic).
+pub enum Scratch {
+    /// The temporary folder of a SQLite file.
+    Sqlite {
+        /// Removed with its contents when dropped.
+        _dir: tempfile::TempDir,
+    },
+    /// A database created on the Postgres server.
+    Postgres {
+        /// The server URL it was created from.
+        admin: String,
+        /// Its name.
+        name: String,
+    },
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let Scratch::Postgres { admin, name } = self else {
+            return;
+        };
+        let (admin, name) = (admin.clone(), name.clone());
+        // Drop runs inside the test's runtime: drop the database from a
+        // thread of its own with a runtime of its own. FORCE ends the app's
+        // pooled connections.
+        let dropped = std::thread::spawn(move || {
+            use sqlx::Connection;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())?;
+            runtime.block_on(async {
+                let mut conn = sqlx::PgConnection::connect(&admin)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                )))
+                .execute(&mut conn)
+                .await
+                .map(|_| ())
+                .map_err(|e| format!("{name}: {e}"))
+            })
+        })
+        .join();
+        if let Ok(Err(why)) = dropped {
+            eprintln!("could not drop the test database: {why}");
+        }
+    }
+}
+
+/// A fresh, empty database of `db`, and what removes it again.
+pub async fn fresh_database(db: Db) -> (Database, Option<Scratch>) {
     match db {
         Db::Sqlite => {
             let dir = tempfile::tempdir().expect("temp dir");
             let path = dir.path().join("test.db");
-            (Database::Sqlite(path.display().to_string()), Some(dir))
+            (
+                Database::Sqlite(path.display().to_string()),
+                Some(Scratch::Sqlite { _dir: dir }),
+            )
         }
         Db::Postgres => {
             use sqlx::Connection;
@@ -164,7 +246,7 @@ pub async fn fresh_database(db: Db) -> (Database, Option<tempfile::TempDir>) {
             let (base, _) = admin.rsplit_once('/').expect("URL with a database name");
             (
                 Database::Postgres(Secret::new(format!("{base}/{name}"))),
-                None,
+                Some(Scratch::Postgres { admin, name }),
             )
         }
     }
@@ -193,7 +275,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub settings: Settings,
     stopper: kaarttafel::startup::Stopper,
-    _dir: Option<tempfile::TempDir>,
+    _scratch: Option<Scratch>,
 }
 
 /// An answer: status, headers and JSON body (Null when empty).
@@ -226,7 +308,7 @@ impl TestApp {
     }
 
     /// Starts the app with `settings`.
-    pub async fn start(settings: Settings, dir: Option<tempfile::TempDir>) -> TestApp {
+    pub async fn start(settings: Settings, scratch: Option<Scratch>) -> TestApp {
         let app = Application::build(&settings).await.expect("app starts");
         let base = format!("http://127.0.0.1:{}", app.port());
         let stopper = app.stopper();
@@ -236,14 +318,14 @@ impl TestApp {
             client: reqwest::Client::new(),
             settings,
             stopper,
-            _dir: dir,
+            _scratch: scratch,
         }
     }
 
     /// Stops the app gracefully and starts it again on the same database.
     pub async fn restart(self) -> TestApp {
         self.stopper.stop().await;
-        TestApp::start(self.settings.clone(), self._dir).await
+        TestApp::start(self.settings.clone(), self._scratch).await
     }
 
     /// Sends a request; `body` None sends no body.

@@ -1,4 +1,4 @@
-//! Shuffling and dealing 3-2-3 (RULES.md §1, "Deal").
+//! Shuffling and dealing 3-2-3 (docs/klaverjassen.md, "Table, cards and deals").
 
 use crate::games::Seat;
 use crate::games::cards::Card;

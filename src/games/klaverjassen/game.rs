@@ -153,6 +153,12 @@ pub(super) struct DealState {
     /// Seats (bit per seat) whose next card in the open trick replaces a
     /// corrected revoke and must be allowed.
     pub(super) must_play_allowed: u8,
+    /// The trick (1..=8) in which each seat's revoke was last corrected by a
+    /// take-back or a report, 0 for none: a report naming the seat in that
+    /// trick or the next is a partner's late tap, refused with
+    /// `already_corrected`.
+    #[serde(default)]
+    pub(super) corrected_in: BySeat<u8>,
     /// Seats (bit per seat) done with the review.
     pub(super) review_done: u8,
 }
@@ -373,8 +379,8 @@ impl Match {
         }
     }
 
-    /// The moves `seat` may make now, per API.md "legal_moves, phase by
-    /// phase". Never depends on anything the seat may not know.
+    /// The moves `seat` may make now, phase by phase as docs/api.md
+    /// ("Moves") lists them. Never depends on anything the seat may not know.
     pub fn legal_moves(&self, seat: Seat) -> Vec<Move> {
         if seat.0 >= SEATS {
             return Vec::new();
@@ -557,6 +563,13 @@ impl Match {
         Ok(())
     }
 
+    /// Whether `seat`'s revoke was corrected (taken back or reported) in the
+    /// open trick or in the trick that closed since.
+    fn recently_corrected(&self, seat: Seat) -> bool {
+        let trick = self.deal.corrected_in[seat];
+        trick != 0 && self.deal.completed <= trick
+    }
+
     /// Returns `seat`'s card in the open trick and every card after it to
     /// their hands; `seat` plays again and its new card must be allowed.
     fn correct(&mut self, seat: Seat) {
@@ -578,6 +591,7 @@ impl Match {
         }
         trick.len = from as u8;
         deal.must_play_allowed |= bit(seat);
+        deal.corrected_in[seat] = number;
     }
 
     fn report<R: Randomness + ?Sized>(
@@ -606,6 +620,9 @@ impl Match {
         if !revoked_in_closed_trick && self.phase == Phase::Playing && self.open_revoke(named) {
             self.correct(named);
             return Ok(());
+        }
+        if !revoked_in_closed_trick && self.recently_corrected(named) {
+            return Err(MoveError::AlreadyCorrected);
         }
         let report = ReportRecord {
             seat: named,

@@ -1,6 +1,5 @@
-//! Klaverjassen, Rotterdam rules with mandatory play (shared/RULES.md §1;
-//! the project's own reading, with every decision where RULES.md is silent,
-//! is docs/klaverjassen.md).
+//! Klaverjassen, Rotterdam rules with mandatory play (the rules, and every
+//! decision where they are silent, are in docs/klaverjassen.md).
 //!
 //! Pure rules: randomness comes in as `&mut impl Rng`; nothing here does I/O.
 //! [`Match`] is the whole state; [`Match::legal_moves`] says what a seat may

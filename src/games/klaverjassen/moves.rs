@@ -84,6 +84,11 @@ pub enum MoveError {
     /// A report or `end_review` by a seat that already said it is done with
     /// the review.
     AlreadyReported,
+    /// A report naming a seat whose revoke was corrected (taken back or
+    /// reported) in the open trick or in the trick that closed since: a
+    /// partner's report that arrived just after the correction, not a false
+    /// report.
+    AlreadyCorrected,
     /// `take_back`, `report_revoke` or `end_review` at a table that does not
     /// play in club mode.
     ClubModeOnly,
@@ -105,6 +110,7 @@ impl MoveError {
             MoveError::NothingToTakeBack => "nothing_to_take_back",
             MoveError::OwnTeam => "own_team",
             MoveError::AlreadyReported => "already_reported",
+            MoveError::AlreadyCorrected => "already_corrected",
             MoveError::ClubModeOnly => "club_mode_only",
         }
     }
@@ -149,6 +155,9 @@ impl fmt::Display for MoveError {
             MoveError::AlreadyReported => {
                 f.write_str("this seat has already said it is done with the review")
             }
+            MoveError::AlreadyCorrected => f.write_str(
+                "this seat's revoke was already corrected in this trick or the one just closed; nothing changed",
+            ),
             MoveError::ClubModeOnly => {
                 f.write_str("revokes are taken back, reported and reviewed only in club mode")
             }

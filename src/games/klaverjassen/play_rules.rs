@@ -1,5 +1,5 @@
 //! Which cards may be played, who wins a trick and what the cards are worth
-//! (RULES.md §1, "Card order and points" and "Which cards may be played").
+//! (docs/klaverjassen.md, "Trump, lead and tricks").
 //!
 //! Rotterdam rules: the obligations hold even when the partner is winning.
 

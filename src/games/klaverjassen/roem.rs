@@ -1,5 +1,5 @@
 //! Roem (*meld*): the bonus points a trick carries to the team that wins it
-//! (RULES.md §1, "Roem").
+//! (docs/klaverjassen.md, "Roem").
 
 use crate::games::cards::{Card, Rank, Suit};
 

@@ -1,5 +1,5 @@
 //! Scoring a deal: majority, nat, pit and the punishment for a revoke
-//! (RULES.md §1, "Scoring a deal" and "Punishment").
+//! (docs/klaverjassen.md, "Scoring a deal" and "Revokes").
 
 use super::team::{ByTeam, Team};
 

@@ -11,7 +11,7 @@ use super::game::{Match, Phase};
 use super::history::{CompletedTrick, DealRecord, OpenTrick};
 use super::team::{BySeat, ByTeam, SEATS, Team};
 
-/// A seat's view of the match (API.md "Views", `klaverjassen`).
+/// A seat's view of the match (docs/api.md "Views", `klaverjassen`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[schema(as = KlaverjassenView)]
 pub struct View {

@@ -59,7 +59,6 @@ impl Deck {
         Deck(cards.into())
     }
 
-
     /// A stacked deck for tests and fixtures, never used by the service:
     /// `top` is dealt from the top in this order (the blind cards), `bottom`
     /// is asked from the bottom in this order (the first card of `bottom` is

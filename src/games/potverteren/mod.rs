@@ -1,4 +1,4 @@
-//! Potverteren (shared/RULES.md §2, and docs/potverteren.md for the decisions
+//! Potverteren (the rules and the decisions in docs/potverteren.md
 //! where the rules are silent): a pure rules core. The server makes the
 //! table with [`Table::new`], asks [`Table::legal_moves`] and
 //! [`Table::awaiting`], applies moves with [`Table::play`] and shows each

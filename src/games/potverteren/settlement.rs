@@ -1,4 +1,4 @@
-//! Settling a round once the blind cards are turned (RULES.md §2, step 6, and
+//! Settling a round once the blind cards are turned (docs/potverteren.md, settlement, and
 //! the lot variant), and the public record of a settled round.
 
 use serde::{Deserialize, Serialize};
@@ -119,7 +119,7 @@ pub(crate) struct Settlement {
     pub(crate) prize_each: i64,
 }
 
-/// Settles the revealed `hands` against `pot` and `balances`, in RULES.md's
+/// Settles the revealed `hands` against `pot` and `balances`, in the rules'
 /// order: excess first, then the prize.
 pub(crate) fn settle(
     variant: Variant,

@@ -1,0 +1,104 @@
+//! Small things a new user meets in the first hour: the Swagger UI path
+//! without its slash, a taken port, a malformed id, a body without its
+//! content type.
+
+use kaarttafel::config::Database;
+use kaarttafel::startup::Application;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::support::{Db, TestApp, settings};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn docs_without_the_slash_redirects_to_swagger_ui() {
+    let app = TestApp::spawn(Db::Sqlite).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let answer = client
+        .get(format!("{}/docs", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::PERMANENT_REDIRECT);
+    assert_eq!(answer.headers()["location"], "/docs/");
+    let followed = app
+        .client
+        .get(format!("{}/docs", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(followed.status(), StatusCode::OK);
+    assert!(followed.text().await.unwrap().contains("swagger"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_port_already_in_use_is_named_in_the_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = settings(Database::Sqlite(
+        dir.path().join("t.db").display().to_string(),
+    ));
+    settings.port = port;
+    let error = Application::build(&settings)
+        .await
+        .err()
+        .expect("the port is taken")
+        .to_string();
+    assert!(
+        error.starts_with(&format!("cannot listen on 127.0.0.1:{port}: ")),
+        "{error}"
+    );
+    assert!(error.contains("in use"), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_id_is_a_404_that_names_the_id_not_the_parser() {
+    let app = TestApp::spawn(Db::Sqlite).await;
+    let player = app.player("P").await;
+    let answer = app
+        .send(
+            reqwest::Method::GET,
+            "/v1/games/not-a-uuid",
+            Some(&player.token),
+            None,
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_eq!(answer.code(), "not_found");
+    assert_eq!(
+        answer.body["detail"],
+        "no game \"not-a-uuid\": not a valid id"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_json_body_without_a_json_content_type_is_415() {
+    let app = TestApp::spawn(Db::Sqlite).await;
+    let body = json!({"name": "Anne"}).to_string();
+    for content_type in [
+        None,
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+    ] {
+        let mut request = app
+            .client
+            .post(format!("{}/v1/players", app.base))
+            .body(body.clone());
+        if let Some(value) = content_type {
+            request = request.header("content-type", value);
+        }
+        let answer = request.send().await.unwrap();
+        assert_eq!(
+            answer.status(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "{content_type:?}"
+        );
+        assert_eq!(answer.headers()["content-type"], "application/problem+json");
+        let problem: serde_json::Value = answer.json().await.unwrap();
+        assert_eq!(problem["code"], "unsupported_media_type");
+        assert_eq!(problem["status"], 415);
+    }
+}
