@@ -68,7 +68,7 @@ fn main() {
     let started = Instant::now();
     let mut results = Vec::with_capacity(deals);
     for _ in 0..deals {
-        let deck = shuffled_deck(&mut rng);
+        let deck = shuffled_deck(&mut rng, 1);
         let dealer = Seat(rng.random_range(0..4));
         let hands = deal_from_deck(&deck, dealer);
         let seed: u64 = rng.random();

@@ -29,10 +29,11 @@ fn table(kind: GameKind, options: serde_json::Value, rng: &mut StdRng) -> Game {
         TableOptions::default(),
         bot(Level::Basic),
         Some(0),
+        rng,
     )
     .unwrap();
     for _ in 1..seats {
-        game.join(bot(Level::Basic), None, rng).unwrap();
+        game.join(bot(Level::Basic), None).unwrap();
     }
     game
 }

@@ -1097,6 +1097,9 @@ fn last_round_reveals_every_dealt_hand_and_the_history_keeps_each_settled_round(
             "pot_before": 0,
             "pot_after": 0,
             "balance_changes": [3, -4, 6, -1, -4],
+            // The table around the rules fills these in (docs/fairness.md).
+            "server_seed": null,
+            "seat_seeds": [],
         })
     );
     assert_eq!(json["phase"], "auction");

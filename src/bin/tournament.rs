@@ -57,6 +57,7 @@ fn play_deal(
         TableOptions::default(),
         seat(0).expect("seat"),
         Some(0),
+        rng,
     )
     .expect("table");
     game.seats = (0..4).map(seat).collect();
@@ -97,7 +98,7 @@ fn main() {
     let mut diffs = Vec::with_capacity(deals);
     for n in 0..deals {
         let mut deck_rng = StdRng::seed_from_u64(n as u64);
-        let deck = klaverjassen::shuffled_deck(&mut deck_rng);
+        let deck = klaverjassen::shuffled_deck(&mut deck_rng, 1);
         let hands = klaverjassen::deal_from_deck(&deck, Seat(3));
         let mut rng = StdRng::seed_from_u64(1_000_000 + n as u64);
         let straight = play_deal(hands, a.as_ref(), b.as_ref(), &mut rng);

@@ -29,7 +29,7 @@ impl Player for BasicPlayer {
             .iter()
             .filter_map(|m| match m {
                 Move::Klaverjassen(m) => Some(*m),
-                Move::Potverteren(_) => None,
+                Move::Potverteren(_) | Move::Table(_) => None,
             })
             .collect();
         let chosen = choose(view, &moves)?;

@@ -19,7 +19,7 @@ impl Player for BasicPlayer {
             .iter()
             .filter_map(|m| match m {
                 Move::Potverteren(m) => Some(*m),
-                Move::Klaverjassen(_) => None,
+                Move::Klaverjassen(_) | Move::Table(_) => None,
             })
             .collect();
         let has = |wanted: PotMove| moves.contains(&wanted);

@@ -6,6 +6,7 @@
 
 pub mod automation;
 pub mod events;
+pub mod fairness;
 pub mod view;
 
 use rand::Rng;
@@ -14,7 +15,9 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::bots::Level;
+use crate::games::fairness::SeatSeed;
 use crate::games::{Awaiting, Seat, klaverjassen, potverteren};
+use fairness::FairDeals;
 
 /// Which game a table plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -118,6 +121,20 @@ impl Options {
                 Options::Potverteren(options)
             }
         })
+    }
+
+    /// A new fair-deal state for a table with these options: Klaverjassen
+    /// one chain as long as the match, Potverteren chains of
+    /// [`fairness::POTVERTEREN_CHAIN_LENGTH`] rounds, one after another.
+    pub fn fair_deals<R: Rng + ?Sized>(&self, rng: &mut R) -> FairDeals {
+        match self {
+            Options::Klaverjassen(options) => {
+                FairDeals::new(u32::from(options.deals), false, 4, rng)
+            }
+            Options::Potverteren(options) => {
+                FairDeals::new(fairness::POTVERTEREN_CHAIN_LENGTH, true, options.seats, rng)
+            }
+        }
     }
 
     /// How many seats the table has.
@@ -232,11 +249,30 @@ pub enum Move {
     Klaverjassen(klaverjassen::Move),
     /// A Potverteren move.
     Potverteren(potverteren::Move),
+    /// A move of the table, the same in both games.
+    Table(TableMove),
+}
+
+/// A move that belongs to the table rather than to one game's rules.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TableMove {
+    /// A seat sends its own seed, mixed into every deal that begins while it
+    /// is in force (docs/fairness.md).
+    Seed {
+        /// 1 to 64 hex characters.
+        value: SeatSeed,
+    },
 }
 
 impl Move {
     /// Reads `value` as a move of `kind`.
     pub fn parse(kind: GameKind, value: serde_json::Value) -> Result<Move, GameError> {
+        if value.get("type").and_then(serde_json::Value::as_str) == Some("seed") {
+            return Ok(Move::Table(
+                from_json("move", value).map_err(GameError::InvalidMove)?,
+            ));
+        }
         Ok(match kind {
             GameKind::Klaverjassen => {
                 Move::Klaverjassen(from_json("move", value).map_err(GameError::InvalidMove)?)
@@ -305,6 +341,8 @@ pub struct Game {
     /// When the awaited seats' clock runs out, Unix microseconds; `None`
     /// without a clock.
     pub deadline: Option<i64>,
+    /// The server-seed chains and seat seeds every deal is drawn from.
+    pub fairness: FairDeals,
 }
 
 /// Why a change to a game was refused. Nothing was changed.
@@ -357,14 +395,17 @@ pub enum GameError {
 }
 
 impl Game {
-    /// A new table of `kind`; the host takes `host_seat` (default 0).
-    pub fn create(
+    /// A new table of `kind`; the host takes `host_seat` (default 0). Its
+    /// first server-seed chain is drawn from `rng` (the service passes the
+    /// operating system's CSPRNG) and committed at once.
+    pub fn create<R: Rng + ?Sized>(
         id: Uuid,
         kind: GameKind,
         options: Options,
         table: TableOptions,
         host: SeatedPlayer,
         host_seat: Option<u8>,
+        rng: &mut R,
     ) -> Result<Game, GameError> {
         let count = options.seat_count();
         let seat = host_seat.unwrap_or(0);
@@ -374,6 +415,7 @@ impl Game {
         let mut seats = vec![None; usize::from(count)];
         let host_id = host.id;
         seats[usize::from(seat)] = Some(host);
+        let fairness = options.fair_deals(rng);
         Ok(Game {
             id,
             kind,
@@ -386,6 +428,7 @@ impl Game {
             table,
             away: vec![false; usize::from(count)],
             deadline: None,
+            fairness,
         })
     }
 
@@ -398,13 +441,9 @@ impl Game {
     }
 
     /// Seats `player` (in `seat`, or the first free one). The game starts
-    /// when the last seat is taken. Returns the seat taken.
-    pub fn join<R: Rng + ?Sized>(
-        &mut self,
-        player: SeatedPlayer,
-        seat: Option<u8>,
-        rng: &mut R,
-    ) -> Result<Seat, GameError> {
+    /// when the last seat is taken, drawing from the committed streams.
+    /// Returns the seat taken.
+    pub fn join(&mut self, player: SeatedPlayer, seat: Option<u8>) -> Result<Seat, GameError> {
         if self.status != Status::Waiting {
             return Err(GameError::GameStarted);
         }
@@ -424,13 +463,14 @@ impl Game {
         };
         self.seats[index] = Some(player);
         if self.seats.iter().all(Option::is_some) {
-            self.start(rng);
+            self.start();
         }
         Ok(Seat(index as u8))
     }
 
-    fn start<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+    fn start(&mut self) {
         let host = self.seat_of(self.host).unwrap_or(Seat(0));
+        let rng = &mut self.fairness.draws(self.id);
         self.rules = Some(match &self.options {
             Options::Klaverjassen(options) => {
                 Rules::Klaverjassen(klaverjassen::Match::new(options.clone(), rng))
@@ -453,7 +493,18 @@ impl Game {
             return Err(GameError::HostCannotLeave);
         }
         self.seats[seat.index()] = None;
+        self.fairness.set_seat_seed(seat.index(), None);
         Ok(seat)
+    }
+
+    /// The deal (Klaverjassen) or round (Potverteren) in progress or due;
+    /// the last one once finished, and 1 before the start.
+    pub fn deal_number(&self) -> u32 {
+        match &self.rules {
+            Some(Rules::Klaverjassen(game)) => u32::from(game.deal_number()),
+            Some(Rules::Potverteren(game)) => game.round().max(1),
+            None => 1,
+        }
     }
 
     /// Applies `player`'s move through the rules. A player who acts for
@@ -463,11 +514,11 @@ impl Game {
         player: Uuid,
         mv: Move,
         rng: &mut R,
-    ) -> Result<Seat, GameError> {
+    ) -> Result<(Seat, Vec<String>), GameError> {
         let seat = self.seat_of(player).ok_or(GameError::NotSeated)?;
-        self.play_for(seat, mv, rng)?;
+        let played = self.play_for(seat, mv, rng)?;
         self.away[seat.index()] = false;
-        Ok(seat)
+        Ok(played)
     }
 
     /// Frees the seat of the computer player in `seat` before the start.
@@ -493,15 +544,22 @@ impl Game {
         seat: Seat,
         mv: Move,
         rng: &mut R,
-    ) -> Result<Seat, GameError> {
+    ) -> Result<(Seat, Vec<String>), GameError> {
+        if let Move::Table(TableMove::Seed { value }) = mv {
+            self.fairness.set_seat_seed(seat.index(), Some(value));
+            return Ok((seat, Vec::new()));
+        }
+        let before = self.deal_number();
         let rules = self.rules.as_mut().ok_or(GameError::NotStarted)?;
+        let mut committed = self.fairness.commit_ahead(before, rng);
+        let draws = &mut self.fairness.draws(self.id);
         let refused = |code: &'static str, detail: String| GameError::Rules { code, detail };
         match (rules, mv) {
             (Rules::Klaverjassen(game), Move::Klaverjassen(mv)) => game
-                .play(seat, mv, rng)
+                .play(seat, mv, draws)
                 .map_err(|e| refused(e.code(), e.to_string()))?,
             (Rules::Potverteren(game), Move::Potverteren(mv)) => game
-                .play(seat, mv, rng)
+                .play(seat, mv, draws)
                 .map_err(|e| refused(e.code(), e.to_string()))?,
             _ => {
                 return Err(GameError::InvalidMove(
@@ -510,7 +568,8 @@ impl Game {
             }
         }
         self.settle_status();
-        Ok(seat)
+        committed.extend(self.fairness.commit_ahead(self.deal_number(), rng));
+        Ok((seat, committed))
     }
 
     fn settle_status(&mut self) {

@@ -5,6 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::fairness::FairnessView;
 use super::{Game, GameKind, Move, Rules, SeatedPlayer, Status};
 use crate::bots::Level;
 use crate::games::cards::{Card, Suit};
@@ -67,6 +68,9 @@ pub struct GameView {
     /// The Potverteren table as the caller may see it; absent until every seat is taken.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub potverteren: Option<potverteren::View>,
+    /// The commitment to the server seeds and the seat seeds in force
+    /// (docs/fairness.md).
+    pub fairness: FairnessView,
 }
 
 /// The options of either game, as a game shows them: every option present.
@@ -227,6 +231,7 @@ fn with_table_options(
     ("hit" = "#/components/schemas/HitMove"),
     ("stand" = "#/components/schemas/StandMove"),
     ("end_table" = "#/components/schemas/EndTableMove"),
+    ("seed" = "#/components/schemas/SeedMove"),
 )))]
 pub enum MoveSchema {
     /// Both games.
@@ -251,6 +256,8 @@ pub enum MoveSchema {
     Stand(StandMove),
     /// Potverteren.
     EndTable(EndTableMove),
+    /// Both games: a seat's own seed (docs/fairness.md).
+    Seed(SeedMove),
 }
 
 /// One move's schema: an object with `type` fixed to the variant's
@@ -335,6 +342,17 @@ move_schema!(
     EndTableMove, EndTableMoveType::EndTable {}
 );
 
+move_schema!(
+    /// Both games, any seated player at any time: the seat's own seed, mixed
+    /// into every deal that begins while it is in force (docs/fairness.md).
+    /// Never listed in `legal_moves`.
+    SeedMove, SeedMoveType::Seed {
+        /// 1 to 64 hex characters.
+        #[schema(example = "9f2c41d07be3")]
+        value: String,
+    }
+);
+
 impl Game {
     /// The game as `caller` may see it: its own seat's view when seated, the
     /// spectator view otherwise.
@@ -345,11 +363,32 @@ impl Game {
     /// The game as `seat` may see it (`None`: a spectator): what a person in
     /// that seat gets, and all a computer player in it may decide from.
     pub fn view_of_seat(&self, you: Option<Seat>) -> GameView {
-        let (klaverjassen, potverteren) = match &self.rules {
+        let (mut klaverjassen, mut potverteren) = match &self.rules {
             Some(Rules::Klaverjassen(game)) => (Some(game.view_for(you)), None),
             Some(Rules::Potverteren(game)) => (None, Some(game.view_for(you))),
             None => (None, None),
         };
+        // Seeds of finished deals only: those rows exist once a deal is over.
+        let seat_seeds = |seeds: Vec<Option<crate::games::fairness::SeatSeed>>| {
+            seeds.into_iter().map(|s| s.map(String::from)).collect()
+        };
+        for row in klaverjassen
+            .iter_mut()
+            .flat_map(|view| view.deals.iter_mut())
+        {
+            if let Some(revealed) = self.fairness.reveal(u32::from(row.number)) {
+                row.server_seed = Some(revealed.server_seed);
+                row.seat_seeds = seat_seeds(revealed.seat_seeds);
+            }
+        }
+        if let Some(last) = potverteren
+            .as_mut()
+            .and_then(|view| view.last_round.as_mut())
+            && let Some(revealed) = self.fairness.reveal(last.round)
+        {
+            last.server_seed = Some(revealed.server_seed);
+            last.seat_seeds = seat_seeds(revealed.seat_seeds);
+        }
         GameView {
             id: self.id,
             game: self.kind,
@@ -369,6 +408,7 @@ impl Game {
             legal_moves: you.map(|s| self.legal_moves_of(s)).unwrap_or_default(),
             klaverjassen,
             potverteren,
+            fairness: self.fairness.view(self.deal_number()),
         }
     }
 

@@ -7,6 +7,7 @@
 //! pulls no runtime into the rules.
 
 pub mod cards;
+pub mod fairness;
 
 use serde::{Deserialize, Serialize};
 

@@ -53,7 +53,7 @@ pub async fn add_bot(
             return Err(GameError::NotHost);
         }
         let mut bot = new_bot(level, wanted);
-        let seat = game.join(bot.clone(), wanted, &mut rand::rng())?;
+        let seat = game.join(bot.clone(), wanted)?;
         bot.name = level.player_name(seat.0);
         game.seats[seat.index()] = Some(bot.clone());
         Ok(Event {

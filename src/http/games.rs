@@ -13,7 +13,7 @@ use super::change::{
 };
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson};
-use super::record::{game_from_row, game_to_row};
+use super::record::{game_from_row, game_to_row, system_rng};
 use super::stream::{load, wait_past};
 use crate::bots::Level;
 use crate::game::events as event_log;
@@ -84,13 +84,21 @@ pub async fn create_game(
         return Ok(replayed);
     }
     let host = seated_player(&mut tx, caller).await?;
-    let mut game = Game::create(Uuid::new_v4(), body.game, options, table, host, body.seat)
-        .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
+    let mut game = Game::create(
+        Uuid::new_v4(),
+        body.game,
+        options,
+        table,
+        host,
+        body.seat,
+        &mut system_rng(),
+    )
+    .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
     let mut bots = Vec::new();
     for wanted in body.bots.iter().flatten() {
         let bot = new_bot(wanted.level, wanted.seat);
         let seat = game
-            .join(bot.clone(), wanted.seat, &mut rand::rng())
+            .join(bot.clone(), wanted.seat)
             .map_err(|e| refusal(&game, caller.id, e))?;
         let mut bot = bot;
         bot.name = wanted.level.player_name(seat.0);
@@ -117,7 +125,12 @@ pub async fn create_game(
             player_id: Some(caller.id),
             seat: Some(seat),
             kind: "created".into(),
-            payload: serde_json::json!({"type": "created", "seat": seat}).to_string(),
+            payload: serde_json::json!({
+                "type": "created",
+                "seat": seat,
+                "fairness": game.fairness.view(1),
+            })
+            .to_string(),
             created_at,
             actor: None,
         },
@@ -342,7 +355,7 @@ pub async fn take_seat(
     let player = seated_player(&mut conn, caller).await?;
     drop(conn);
     change_game(&state, &req, caller, *id, &body, None, |game| {
-        let seat = game.join(player, body.seat, &mut rand::rng())?;
+        let seat = game.join(player, body.seat)?;
         Ok(Event {
             kind: "joined",
             seat: Some(seat.0),
@@ -484,12 +497,14 @@ pub fn seat_move(
     let mut payload = serde_json::to_value(&mv).unwrap_or_default();
     let kind = if mv.is_deal() { "deal" } else { "move" };
     let context = event_log::context_before(game);
-    let seat = game.play_for(seat, mv, &mut rand::rng())?;
+    let finished = event_log::finished_deals(game);
+    let (seat, committed) = game.play_for(seat, mv, &mut system_rng())?;
     let result = event_log::public_result(game, seat, &context, &payload);
     if let Some(object) = payload.as_object_mut() {
         object.insert("seat".into(), serde_json::json!(seat));
         object.extend(context);
         object.extend(result);
+        object.extend(event_log::fairness_result(game, finished, &committed));
     }
     Ok(Event {
         kind,

@@ -54,6 +54,12 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
         .unwrap_or_default();
     let mut away = automation.away;
     away.resize(seats.len(), false);
+    let fairness = match row.fairness.as_deref() {
+        Some(json) => serde_json::from_str(json).map_err(|_| corrupt("fairness"))?,
+        // A row stored before fair deals: it gets its chain now, committed
+        // from this moment on.
+        None => options.fair_deals(&mut system_rng()),
+    };
     Ok(Game {
         table,
         away,
@@ -66,7 +72,13 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
         options,
         seats,
         rules,
+        fairness,
     })
+}
+
+/// The operating system's CSPRNG, for server seeds.
+pub fn system_rng() -> rand::rand_core::UnwrapErr<rand::rngs::SysRng> {
+    rand::rand_core::UnwrapErr(rand::rngs::SysRng)
 }
 
 /// The row that stores `game` (seats are written separately).
@@ -86,6 +98,7 @@ pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
             .map(serde_json::to_string)
             .transpose()
             .map_err(json)?,
+        fairness: Some(serde_json::to_string(&game.fairness).map_err(json)?),
         created_at,
         seats: Vec::new(),
         automation: Some(

@@ -23,6 +23,9 @@ pub struct GameRow {
     pub options: String,
     /// The rules state, JSON; `None` until the table is full.
     pub state: Option<String>,
+    /// The secret fair-deal state (seed chains, seat seeds), JSON; `None`
+    /// only in rows stored before fair deals.
+    pub fairness: Option<String>,
     /// When the table was created, Unix microseconds.
     pub created_at: i64,
     /// Who sits where.
@@ -55,8 +58,8 @@ pub struct Cursor {
 pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
     let now = now_micros();
     sqlx::query(
-        "INSERT INTO games (id, kind, status, version, host_id, options, state, created_at, updated_at, automation, due_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        "INSERT INTO games (id, kind, status, version, host_id, options, state, fairness, created_at, updated_at, automation, due_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(game.id.to_string())
     .bind(&game.kind)
@@ -65,6 +68,7 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
     .bind(game.host_id.to_string())
     .bind(&game.options)
     .bind(game.state.clone())
+    .bind(game.fairness.clone())
     .bind(game.created_at)
     .bind(now)
     .bind(game.automation.clone())
@@ -77,12 +81,13 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
 /// Writes a game's status, version, state, automation and when work is due.
 pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "UPDATE games SET status = $1, version = $2, state = $3, updated_at = $4, \
-         automation = $5, due_at = $6 WHERE id = $7",
+        "UPDATE games SET status = $1, version = $2, state = $3, fairness = $4, updated_at = $5, \
+         automation = $6, due_at = $7 WHERE id = $8",
     )
     .bind(&game.status)
     .bind(game.version)
     .bind(game.state.clone())
+    .bind(game.fairness.clone())
     .bind(now_micros())
     .bind(game.automation.clone())
     .bind(game.due_at)
@@ -132,9 +137,9 @@ pub async fn load(
     lock: bool,
 ) -> Result<Option<GameRow>, sqlx::Error> {
     let query = if lock && backend == Backend::Postgres {
-        "SELECT id, kind, status, version, host_id, options, state, created_at, automation, due_at FROM games WHERE id = $1 FOR UPDATE"
+        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at FROM games WHERE id = $1 FOR UPDATE"
     } else {
-        "SELECT id, kind, status, version, host_id, options, state, created_at, automation, due_at FROM games WHERE id = $1"
+        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at FROM games WHERE id = $1"
     };
     let Some(row) = sqlx::query(query)
         .bind(id.to_string())
@@ -157,7 +162,7 @@ pub async fn lobby(
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     let (before_time, before_id) = cursor_bounds(after);
     let rows = sqlx::query(
-        "SELECT id, kind, status, version, host_id, options, state, created_at, automation, due_at FROM games \
+        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at FROM games \
          WHERE status = 'waiting' AND ($1 IS NULL OR kind = $1) \
            AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
          ORDER BY created_at DESC, id DESC LIMIT $4",
@@ -180,7 +185,7 @@ pub async fn of_player(
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     let (before_time, before_id) = cursor_bounds(after);
     let rows = sqlx::query(
-        "SELECT g.id, g.kind, g.status, g.version, g.host_id, g.options, g.state, g.created_at, g.automation, g.due_at \
+        "SELECT g.id, g.kind, g.status, g.version, g.host_id, g.options, g.state, g.fairness, g.created_at, g.automation, g.due_at \
          FROM games g JOIN game_seats s ON s.game_id = g.id \
          WHERE s.player_id = $1 AND (g.created_at < $2 OR (g.created_at = $2 AND g.id < $3)) \
          ORDER BY g.created_at DESC, g.id DESC LIMIT $4",
@@ -243,6 +248,7 @@ fn game_from(row: &sqlx::any::AnyRow) -> Result<GameRow, sqlx::Error> {
         host_id: parse_uuid(row.try_get("host_id")?)?,
         options: row.try_get("options")?,
         state: row.try_get("state")?,
+        fairness: row.try_get("fairness")?,
         created_at: row.try_get("created_at")?,
         seats: Vec::new(),
         automation: row.try_get("automation")?,

@@ -1,18 +1,22 @@
 //! Shuffling and dealing 3-2-3 (docs/klaverjassen.md, "Table, cards and deals").
 
-use rand::Rng;
-use rand::seq::SliceRandom;
-
 use crate::games::Seat;
 use crate::games::cards::Card;
+use crate::games::fairness::Randomness;
 
 use super::cardset::{CardSet, card_at};
 use super::team::{BySeat, SEATS};
 
-/// A uniformly shuffled 32-card deck, top card first.
-pub fn shuffled_deck<R: Rng + ?Sized>(rng: &mut R) -> [Card; 32] {
-    let mut deck: [Card; 32] = std::array::from_fn(|index| card_at(index as u32));
-    deck.shuffle(rng);
+/// The 32 cards in their canonical order: clubs, diamonds, hearts, spades,
+/// each 7 8 9 10 J Q K A (the order docs/fairness.md shuffles from).
+pub fn canonical_deck() -> [Card; 32] {
+    std::array::from_fn(|index| card_at(index as u32))
+}
+
+/// The uniformly shuffled 32-card deck of deal `deal`, top card first.
+pub fn shuffled_deck<R: Randomness + ?Sized>(rng: &mut R, deal: u8) -> [Card; 32] {
+    let mut deck = canonical_deck();
+    rng.shuffle_deck(u32::from(deal), &mut deck);
     deck
 }
 

@@ -3,10 +3,10 @@
 //! do; `play` checks a move against the same rules and changes nothing when
 //! it refuses.
 
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::games::cards::{Card, Suit};
+use crate::games::fairness::Randomness;
 use crate::games::{Action, Awaiting, Seat};
 
 use super::cardset::CardSet;
@@ -192,7 +192,7 @@ impl Match {
     /// dealt at once; otherwise the first dealer is to deal.
     ///
     /// `options` are expected to have passed [`Options::validate`].
-    pub fn new<R: Rng + ?Sized>(options: Options, rng: &mut R) -> Match {
+    pub fn new<R: Randomness + ?Sized>(options: Options, rng: &mut R) -> Match {
         let mut game = Match::before_first_deal(options);
         if game.options.auto_deal {
             game.deal_shuffled(rng);
@@ -239,8 +239,8 @@ impl Match {
         }
     }
 
-    fn deal_shuffled<R: Rng + ?Sized>(&mut self, rng: &mut R) {
-        let deck = shuffled_deck(rng);
+    fn deal_shuffled<R: Randomness + ?Sized>(&mut self, rng: &mut R) {
+        let deck = shuffled_deck(rng, self.deal_number);
         self.start_deal(deal_from_deck(&deck, self.dealer));
     }
 
@@ -420,7 +420,7 @@ impl Match {
 
     /// Makes a move for `seat`. On `Err` nothing changed. With `auto_deal`,
     /// the next deal is dealt inside the call that made it due.
-    pub fn play<R: Rng + ?Sized>(
+    pub fn play<R: Randomness + ?Sized>(
         &mut self,
         seat: Seat,
         mv: Move,
@@ -464,7 +464,7 @@ impl Match {
         Ok(())
     }
 
-    fn play_card<R: Rng + ?Sized>(
+    fn play_card<R: Randomness + ?Sized>(
         &mut self,
         seat: Seat,
         card: Card,
@@ -505,7 +505,7 @@ impl Match {
         Ok(())
     }
 
-    fn close_trick<R: Rng + ?Sized>(&mut self, trump: Suit, rng: &mut R) {
+    fn close_trick<R: Randomness + ?Sized>(&mut self, trump: Suit, rng: &mut R) {
         let deal = &mut self.deal;
         let trick = &mut deal.tricks[usize::from(deal.completed)];
         let cards = trick.cards.map(|card| card.expect("four cards"));
@@ -591,7 +591,7 @@ impl Match {
         deal.corrected_in[seat] = number;
     }
 
-    fn report<R: Rng + ?Sized>(
+    fn report<R: Randomness + ?Sized>(
         &mut self,
         reporter: Seat,
         named: Seat,
@@ -630,7 +630,11 @@ impl Match {
         Ok(())
     }
 
-    fn end_review<R: Rng + ?Sized>(&mut self, seat: Seat, rng: &mut R) -> Result<(), MoveError> {
+    fn end_review<R: Randomness + ?Sized>(
+        &mut self,
+        seat: Seat,
+        rng: &mut R,
+    ) -> Result<(), MoveError> {
         self.require_club()?;
         if self.phase != Phase::Review {
             return Err(MoveError::WrongPhase);
@@ -648,7 +652,7 @@ impl Match {
     /// Scores the deal (normally, or the punishment `report` decided), writes
     /// its score sheet row, and makes the next deal due (dealing it at once
     /// with `auto_deal`) or ends the match.
-    fn finish_deal<R: Rng + ?Sized>(&mut self, report: Option<ReportRecord>, rng: &mut R) {
+    fn finish_deal<R: Randomness + ?Sized>(&mut self, report: Option<ReportRecord>, rng: &mut R) {
         let deal = std::mem::take(&mut self.deal);
         let playing_team = Team::of(self.first_hand());
         let (score, pit, nat) = match report {
@@ -685,6 +689,8 @@ impl Match {
             hands: deal.dealt,
             tricks,
             revokes: deal.revokes,
+            server_seed: None,
+            seat_seeds: Vec::new(),
         });
         self.totals.a += score.a;
         self.totals.b += score.b;

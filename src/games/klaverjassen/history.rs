@@ -100,4 +100,12 @@ pub struct DealRecord {
     pub tricks: Vec<CompletedTrick>,
     /// Every revoke of the deal, corrected or not.
     pub revokes: Vec<RevokeRecord>,
+    /// The deal's server seed `s(k)` (docs/fairness.md); filled in by the
+    /// table around the rules, which keeps the seeds.
+    #[serde(default)]
+    #[schema(example = "5be1c0f8a3d24e6b9f7a1c3e5d7b9f1a2c4e6a8b0d2f4a6c8e0b2d4f6a8c0e2f")]
+    pub server_seed: Option<String>,
+    /// The seat seeds mixed into the deal's deck, by seat (null where none).
+    #[serde(default)]
+    pub seat_seeds: Vec<Option<String>>,
 }

@@ -20,7 +20,7 @@ mod team;
 mod view;
 
 pub use cardset::{CardSet, CardSetIter, RANKS};
-pub use deal::{deal_from_deck, shuffled_deck};
+pub use deal::{canonical_deck, deal_from_deck, shuffled_deck};
 pub use game::{Match, MatchResult, Phase};
 pub use history::{CompletedTrick, DealRecord, OpenTrick, PlayedCard, ReportRecord, RevokeRecord};
 pub use moves::{Move, MoveError};

@@ -4,11 +4,10 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use rand::Rng;
-use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::games::cards::{Card, Rank, Suit};
+use crate::games::fairness::Randomness;
 
 /// Number of cards in the Potverteren deck.
 pub const DECK_SIZE: usize = 45;
@@ -53,9 +52,10 @@ pub struct Deck(VecDeque<Card>);
 impl Deck {
     /// All 45 cards, uniformly shuffled (the shuffle stands in for shuffling
     /// and cutting, *schudden en couperen*).
-    pub fn shuffled<R: Rng + ?Sized>(rng: &mut R) -> Deck {
+    /// `round` is the round it is dealt in.
+    pub fn shuffled<R: Randomness + ?Sized>(rng: &mut R, round: u32) -> Deck {
         let mut cards = full_deck();
-        cards.shuffle(rng);
+        rng.shuffle_deck(round, &mut cards);
         Deck(cards.into())
     }
 

@@ -2,7 +2,6 @@
 //! seat, and how a move changes the state (with every automatic step it
 //! makes due: lot draws and automatic deals).
 
-use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 use super::auction::{Auction, Outcome};
@@ -11,6 +10,7 @@ use super::hand::{Hand, MAX_CARDS, SIXTEEN};
 use super::moves::{MAX_BID, Move, MoveError};
 use super::options::{Options, Variant};
 use super::settlement::{PotParts, RevealedHand, RoundResult, settle};
+use crate::games::fairness::Randomness;
 use crate::games::{Action, Awaiting, Seat};
 
 /// A Potverteren table, from the moment it is full until the host ends it.
@@ -81,7 +81,7 @@ impl Table {
     ///
     /// # Panics
     /// If `options` do not [validate](Options::validate) or `host` is not a seat.
-    pub fn new<R: Rng + ?Sized>(options: Options, host: Seat, rng: &mut R) -> Table {
+    pub fn new<R: Randomness + ?Sized>(options: Options, host: Seat, rng: &mut R) -> Table {
         if let Err(error) = options.validate() {
             panic!("invalid Potverteren options: {error}");
         }
@@ -204,7 +204,7 @@ impl Table {
 
     /// Makes `seat`'s move, with every automatic step it makes due. On error
     /// nothing changes.
-    pub fn play<R: Rng + ?Sized>(
+    pub fn play<R: Randomness + ?Sized>(
         &mut self,
         seat: Seat,
         mv: Move,
@@ -212,7 +212,7 @@ impl Table {
     ) -> Result<(), MoveError> {
         self.check(seat, mv)?;
         match mv {
-            Move::Deal => self.deal(Deck::shuffled(rng)),
+            Move::Deal => self.deal(Deck::shuffled(rng, self.round)),
             Move::Bid { amount } => {
                 if let Some(outcome) = self.auction_mut().bid(amount) {
                     self.auction_over(outcome, rng);
@@ -343,7 +343,7 @@ impl Table {
         }
     }
 
-    fn auction_over<R: Rng + ?Sized>(&mut self, outcome: Outcome, rng: &mut R) {
+    fn auction_over<R: Randomness + ?Sized>(&mut self, outcome: Outcome, rng: &mut R) {
         let (pothouder, bid) = match outcome {
             Outcome::Won { seat, bid } => (seat, Some(bid)),
             Outcome::AllPassed => (self.draw_lot(rng), None),
@@ -357,10 +357,10 @@ impl Table {
         self.deal_due(pothouder, bid, rng);
     }
 
-    fn deal_due<R: Rng + ?Sized>(&mut self, pothouder: Seat, bid: Option<u32>, rng: &mut R) {
+    fn deal_due<R: Randomness + ?Sized>(&mut self, pothouder: Seat, bid: Option<u32>, rng: &mut R) {
         self.phase = Phase::Dealing { pothouder, bid };
         if self.options.auto_deal {
-            self.deal(Deck::shuffled(rng));
+            self.deal(Deck::shuffled(rng, self.round));
         }
     }
 
@@ -395,7 +395,7 @@ impl Table {
         });
     }
 
-    fn end_turn<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+    fn end_turn<R: Randomness + ?Sized>(&mut self, rng: &mut R) {
         let turns = self.turns_mut();
         let seat = turns.current();
         turns.hands[seat.index()].stood = true;
@@ -444,7 +444,7 @@ impl Table {
         self.previous_pothouder = Some(pothouder);
     }
 
-    fn start_round<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+    fn start_round<R: Randomness + ?Sized>(&mut self, rng: &mut R) {
         self.round += 1;
         self.round_start = RoundStart {
             balances: self.balances.clone(),
@@ -464,8 +464,8 @@ impl Table {
         }
     }
 
-    fn draw_lot<R: Rng + ?Sized>(&self, rng: &mut R) -> Seat {
-        Seat(rng.random_range(0..self.options.seats))
+    fn draw_lot<R: Randomness + ?Sized>(&self, rng: &mut R) -> Seat {
+        Seat(rng.draw_lot(self.round, self.options.seats))
     }
 
     fn stake(&mut self, seat: Seat) {

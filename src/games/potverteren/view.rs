@@ -98,6 +98,12 @@ pub struct LastRound {
     pub pot_after: i64,
     /// Net change of each seat's balance over the round, by seat.
     pub balance_changes: Vec<i64>,
+    /// The round's server seed `s(k)` (docs/fairness.md); filled in by the
+    /// table around the rules, which keeps the seeds.
+    #[schema(example = "5be1c0f8a3d24e6b9f7a1c3e5d7b9f1a2c4e6a8b0d2f4a6c8e0b2d4f6a8c0e2f")]
+    pub server_seed: Option<String>,
+    /// The seat seeds mixed into the round's deck and lot, by seat (null where none).
+    pub seat_seeds: Vec<Option<String>>,
 }
 
 impl From<&RoundResult> for LastRound {
@@ -110,6 +116,8 @@ impl From<&RoundResult> for LastRound {
             pot_before: result.pot_before.total(),
             pot_after: result.pot_after.total(),
             balance_changes: result.balance_changes.clone(),
+            server_seed: None,
+            seat_seeds: Vec::new(),
         }
     }
 }

@@ -1,0 +1,337 @@
+//! The table's fair-deal state: its secret server-seed chains, the seat
+//! seeds in force, and which seat seeds went into each deal begun
+//! (docs/fairness.md). The rules draw through [`Draws`], so every deck and
+//! every lot comes from the committed streams.
+//!
+//! A server seed is secret until its deal is over: nothing here serialises
+//! into a view, and [`ServerSeed`]'s `Debug` hides it.
+
+use std::fmt;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::games::cards::Card;
+use crate::games::fairness::{
+    DealInputs, Randomness, SeatSeed, Seed, hash_steps, seed_from_hex, to_hex,
+};
+
+/// Rounds per chain at a Potverteren table; the next chain is committed when
+/// the last round of a chain begins.
+pub const POTVERTEREN_CHAIN_LENGTH: u32 = 64;
+
+/// A secret 32-byte seed: the last link of a chain.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ServerSeed(Seed);
+
+impl fmt::Debug for ServerSeed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ServerSeed(<secret>)")
+    }
+}
+
+impl Serialize for ServerSeed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&to_hex(&self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for ServerSeed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ServerSeed, D::Error> {
+        let hex = String::deserialize(d)?;
+        seed_from_hex(&hex)
+            .map(ServerSeed)
+            .ok_or_else(|| serde::de::Error::custom("a server seed is 64 hex characters"))
+    }
+}
+
+/// One hash chain: deals `first_deal ..= first_deal + length - 1`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Chain {
+    /// The seed of the chain's last deal, `s(length)`; secret.
+    top: ServerSeed,
+    /// `s(0)`, public from the moment the chain is made.
+    commitment: String,
+}
+
+/// The fair-deal state of a table; stored with the game, never shown as is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FairDeals {
+    /// Deals per chain.
+    chain_length: u32,
+    /// Whether a new chain follows when one runs out (Potverteren).
+    renews: bool,
+    /// Chain `c` covers deals `c * chain_length + 1 ..= (c + 1) * chain_length`.
+    chains: Vec<Chain>,
+    /// The seat seeds in force, by seat.
+    seat_seeds: Vec<Option<SeatSeed>>,
+    /// The seat seeds mixed into each deal begun, deal 1 first.
+    begun: Vec<Vec<Option<SeatSeed>>>,
+}
+
+/// The `fairness` object of every view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct FairnessView {
+    /// `s(0)` of the chain that covers the deal in progress or due: SHA-256
+    /// applied `k` times to deal `k`'s server seed gives it (k counted from
+    /// the chain's first deal).
+    #[schema(example = "3f1c9a5e0b7d24c8e6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7")]
+    pub commitment: String,
+    /// Deals (Klaverjassen) or rounds (Potverteren) per chain.
+    #[schema(example = 16)]
+    pub chain_length: u32,
+    /// The first deal or round the commitment covers (1 for the first chain).
+    #[schema(example = 1)]
+    pub chain_start: u32,
+    /// Potverteren: the next chain's commitment, once the last round of the
+    /// current chain has begun; else null.
+    pub next_commitment: Option<String>,
+    /// The seat seeds in force, by seat; null where none was sent.
+    #[schema(value_type = Vec<Option<String>>, example = json!(["9f2c", null, null, "00ff17"]))]
+    pub seat_seeds: Vec<Option<SeatSeed>>,
+}
+
+/// What a finished deal reveals (docs/fairness.md, "Checking a deal").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Revealed {
+    /// The deal or round number.
+    pub deal: u32,
+    /// Its server seed `s(k)`, hex.
+    pub server_seed: String,
+    /// Its place `k` in its chain, 1..=`chain_length`.
+    pub position: u32,
+    /// The commitment of its chain.
+    pub commitment: String,
+    /// The seat seeds mixed into it, by seat.
+    pub seat_seeds: Vec<Option<SeatSeed>>,
+}
+
+impl FairDeals {
+    /// A new table's state: one chain of `chain_length` deals, its last seed
+    /// drawn from `rng` (the service passes the operating system's CSPRNG);
+    /// with `renews`, chains follow one another for as long as the table plays.
+    pub fn new<R: Rng + ?Sized>(
+        chain_length: u32,
+        renews: bool,
+        seats: u8,
+        rng: &mut R,
+    ) -> FairDeals {
+        let mut fair = FairDeals {
+            chain_length: chain_length.max(1),
+            renews,
+            chains: Vec::new(),
+            seat_seeds: vec![None; usize::from(seats)],
+            begun: Vec::new(),
+        };
+        fair.add_chain(rng);
+        fair
+    }
+
+    fn add_chain<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        let mut top = [0; 32];
+        rng.fill_bytes(&mut top);
+        let commitment = to_hex(&hash_steps(&top, self.chain_length));
+        self.chains.push(Chain {
+            top: ServerSeed(top),
+            commitment,
+        });
+    }
+
+    fn chain_of(&self, deal: u32) -> usize {
+        (deal.max(1) - 1) as usize / self.chain_length as usize
+    }
+
+    fn position_of(&self, deal: u32) -> u32 {
+        (deal.max(1) - 1) % self.chain_length + 1
+    }
+
+    /// Makes sure the chains cover `deal`, and commits the next chain as soon
+    /// as `deal` is the last of its chain, a whole deal before it is needed.
+    /// Returns the commitments made.
+    pub fn commit_ahead<R: Rng + ?Sized>(&mut self, deal: u32, rng: &mut R) -> Vec<String> {
+        let mut wanted = self.chain_of(deal) + 1;
+        if self.renews && self.position_of(deal) == self.chain_length {
+            wanted += 1;
+        }
+        let mut made = Vec::new();
+        while self.chains.len() < wanted {
+            self.add_chain(rng);
+            made.push(self.chains[self.chains.len() - 1].commitment.clone());
+        }
+        made
+    }
+
+    fn server_seed(&self, deal: u32) -> Option<Seed> {
+        let chain = self.chains.get(self.chain_of(deal))?;
+        Some(hash_steps(
+            &chain.top.0,
+            self.chain_length - self.position_of(deal),
+        ))
+    }
+
+    /// Sets (or with `None` clears) `seat`'s seed.
+    pub fn set_seat_seed(&mut self, seat: usize, seed: Option<SeatSeed>) {
+        if let Some(slot) = self.seat_seeds.get_mut(seat) {
+            *slot = seed;
+        }
+    }
+
+    /// The view's `fairness` object while `deal` is in progress or due.
+    pub fn view(&self, deal: u32) -> FairnessView {
+        let chain = self.chain_of(deal).min(self.chains.len() - 1);
+        FairnessView {
+            commitment: self.chains[chain].commitment.clone(),
+            chain_length: self.chain_length,
+            chain_start: chain as u32 * self.chain_length + 1,
+            next_commitment: self.chains.get(chain + 1).map(|c| c.commitment.clone()),
+            seat_seeds: self.seat_seeds.clone(),
+        }
+    }
+
+    /// What deal `deal` reveals. Only for a deal that is over: its server
+    /// seed is in the answer.
+    pub fn reveal(&self, deal: u32) -> Option<Revealed> {
+        let seat_seeds = self
+            .begun
+            .get(usize::try_from(deal.checked_sub(1)?).ok()?)?;
+        Some(Revealed {
+            deal,
+            server_seed: to_hex(&self.server_seed(deal)?),
+            position: self.position_of(deal),
+            commitment: self.chains[self.chain_of(deal)].commitment.clone(),
+            seat_seeds: seat_seeds.clone(),
+        })
+    }
+
+    /// The draws of the game `game_id`, for the rules to deal from.
+    pub fn draws(&mut self, game_id: Uuid) -> Draws<'_> {
+        Draws {
+            fair: self,
+            game_id,
+        }
+    }
+}
+
+/// The committed streams of one table, as the rules' [`Randomness`]. The
+/// first draw of a deal fixes the seat seeds mixed into it.
+pub struct Draws<'a> {
+    fair: &'a mut FairDeals,
+    game_id: Uuid,
+}
+
+impl Draws<'_> {
+    fn with_inputs<T>(&mut self, deal: u32, draw: impl FnOnce(DealInputs<'_>) -> T) -> T {
+        let index = (deal.max(1) - 1) as usize;
+        while self.fair.begun.len() <= index {
+            self.fair.begun.push(self.fair.seat_seeds.clone());
+        }
+        let server_seed = self
+            .fair
+            .server_seed(deal)
+            .expect("the chains are committed ahead of every deal");
+        draw(DealInputs {
+            server_seed: &server_seed,
+            game_id: *self.game_id.as_bytes(),
+            deal,
+            seat_seeds: &self.fair.begun[index],
+        })
+    }
+}
+
+impl Randomness for Draws<'_> {
+    fn shuffle_deck(&mut self, deal: u32, cards: &mut [Card]) {
+        self.with_inputs(deal, |inputs| inputs.deck(cards));
+    }
+
+    fn draw_lot(&mut self, deal: u32, seats: u8) -> u8 {
+        self.with_inputs(deal, |inputs| inputs.lot(seats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    use super::*;
+
+    fn revealed_hashes_to_its_commitment(fair: &FairDeals, deal: u32) -> bool {
+        let revealed = fair.reveal(deal).unwrap();
+        let seed = seed_from_hex(&revealed.server_seed).unwrap();
+        to_hex(&hash_steps(&seed, revealed.position)) == revealed.commitment
+    }
+
+    fn begin(fair: &mut FairDeals, deal: u32) {
+        let mut cards = crate::games::potverteren::deck::full_deck();
+        fair.draws(Uuid::nil()).shuffle_deck(deal, &mut cards);
+    }
+
+    #[test]
+    fn a_potverteren_chain_is_renewed_a_whole_round_before_it_runs_out() {
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut fair = FairDeals::new(POTVERTEREN_CHAIN_LENGTH, true, 5, &mut rng);
+        let first = fair.view(1).commitment;
+        for round in 1..=63 {
+            assert!(
+                fair.commit_ahead(round, &mut rng).is_empty(),
+                "round {round}"
+            );
+            begin(&mut fair, round);
+        }
+        assert_eq!(fair.view(63).next_commitment, None);
+        let made = fair.commit_ahead(64, &mut rng);
+        assert_eq!(made.len(), 1, "committed when round 64 begins");
+        assert_eq!(fair.view(64).next_commitment, Some(made[0].clone()));
+        assert_eq!(fair.view(64).commitment, first);
+        begin(&mut fair, 64);
+        begin(&mut fair, 65);
+        let renewed = fair.view(65);
+        assert_eq!(
+            (renewed.commitment, renewed.chain_start),
+            (made[0].clone(), 65)
+        );
+        assert!(revealed_hashes_to_its_commitment(&fair, 64));
+        assert!(revealed_hashes_to_its_commitment(&fair, 65));
+        assert_eq!(fair.reveal(65).unwrap().position, 1);
+        assert_eq!(fair.reveal(64).unwrap().commitment, first);
+    }
+
+    #[test]
+    fn a_klaverjassen_chain_is_never_renewed() {
+        let mut rng = StdRng::seed_from_u64(2);
+        let mut fair = FairDeals::new(16, false, 4, &mut rng);
+        assert!(fair.commit_ahead(16, &mut rng).is_empty());
+        for deal in 1..=16 {
+            begin(&mut fair, deal);
+            assert!(revealed_hashes_to_its_commitment(&fair, deal));
+        }
+    }
+
+    #[test]
+    fn a_deal_not_yet_begun_reveals_nothing_and_debug_hides_the_seeds() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let mut fair = FairDeals::new(16, false, 4, &mut rng);
+        assert_eq!(fair.reveal(1), None);
+        begin(&mut fair, 1);
+        let seed = fair.reveal(1).unwrap().server_seed;
+        let top = to_hex(&fair.chains[0].top.0);
+        let debug = format!("{fair:?}");
+        assert!(!debug.contains(&seed) && !debug.contains(&top));
+    }
+
+    #[test]
+    fn the_seat_seeds_of_a_deal_are_those_in_force_at_its_first_draw() {
+        let mut rng = StdRng::seed_from_u64(4);
+        let mut fair = FairDeals::new(16, false, 4, &mut rng);
+        fair.set_seat_seed(1, Some(SeatSeed::parse("aa").unwrap()));
+        begin(&mut fair, 1);
+        fair.set_seat_seed(2, Some(SeatSeed::parse("bb").unwrap()));
+        begin(&mut fair, 1);
+        assert_eq!(
+            fair.reveal(1).unwrap().seat_seeds,
+            vec![None, Some(SeatSeed::parse("aa").unwrap()), None, None]
+        );
+    }
+}
