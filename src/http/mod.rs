@@ -161,6 +161,9 @@ fn answers_every_route_can_give(api: utoipa::openapi::OpenApi) -> utoipa::openap
                         responses.entry("413").or_insert_with(|| {
                             problem("`payload_too_large`: the body is over 16 KiB")
                         });
+                        responses.entry("415").or_insert_with(|| {
+                            problem("`unsupported_media_type`: a body not sent as `Content-Type: application/json`")
+                        });
                     }
                 }
                 if precondition {
