@@ -9,7 +9,7 @@ use super::AppState;
 use super::change::{Event, SeatChange, change_game};
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
-use super::games::new_bot;
+use super::games::seat_bot;
 use crate::bots::Level;
 use crate::game::GameError;
 use crate::game::view::GameView;
@@ -52,10 +52,7 @@ pub async fn add_bot(
         if game.host != caller.id {
             return Err(GameError::NotHost);
         }
-        let mut bot = new_bot(level, wanted);
-        let seat = game.join(bot.clone(), wanted)?;
-        bot.name = level.player_name(seat.0);
-        game.seats[seat.index()] = Some(bot.clone());
+        let (seat, bot) = seat_bot(game, level, wanted)?;
         Ok(Event {
             kind: "joined",
             seat: Some(seat.0),

@@ -50,12 +50,21 @@ pub struct BotSeat {
 }
 
 /// A new computer player of `level` for `seat`, not yet stored.
-pub fn new_bot(level: Level, seat: Option<u8>) -> SeatedPlayer {
-    SeatedPlayer {
+pub fn seat_bot(
+    game: &mut Game,
+    level: Level,
+    wanted: Option<u8>,
+) -> Result<(crate::games::Seat, SeatedPlayer), crate::game::GameError> {
+    let mut bot = SeatedPlayer {
         id: Uuid::new_v4(),
-        name: level.player_name(seat.unwrap_or(0)),
+        name: String::new(),
         bot: Some(level),
-    }
+    };
+    let seat = game.join(bot.clone(), wanted)?;
+    // Named after the seat it got, which is known only once seated.
+    bot.name = level.player_name(seat.0);
+    game.seats[seat.index()] = Some(bot.clone());
+    Ok((seat, bot))
 }
 
 /// Creates a table. The caller is its host and takes seat 0 (or `seat`).
@@ -96,13 +105,8 @@ pub async fn create_game(
     .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
     let mut bots = Vec::new();
     for wanted in body.bots.iter().flatten() {
-        let bot = new_bot(wanted.level, wanted.seat);
-        let seat = game
-            .join(bot.clone(), wanted.seat)
+        let (seat, bot) = seat_bot(&mut game, wanted.level, wanted.seat)
             .map_err(|e| refusal(&game, caller.id, e))?;
-        let mut bot = bot;
-        bot.name = wanted.level.player_name(seat.0);
-        game.seats[seat.index()] = Some(bot.clone());
         bots.push((seat.0, bot));
     }
     let created_at = state.clock.now_micros();
