@@ -7,8 +7,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use kaarttafel::games::cards::Suit;
-use kaarttafel::games::klaverjassen::{Match, Move, Options};
+use kaarttafel::rules::cards::Suit;
+use kaarttafel::rules::klaverjassen::{Match, Move, Options};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

@@ -4,8 +4,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use kaarttafel::games::Seat;
-use kaarttafel::games::potverteren::{Move, Options, Table, Variant};
+use kaarttafel::rules::Seat;
+use kaarttafel::rules::potverteren::{Move, Options, Table, Variant};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 

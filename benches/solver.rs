@@ -12,10 +12,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group};
-use kaarttafel::games::Seat;
-use kaarttafel::games::cards::Suit;
-use kaarttafel::games::klaverjassen::strong::{Budget, decide};
-use kaarttafel::games::klaverjassen::{Match, Move, Options, Position, Solver};
+use kaarttafel::rules::Seat;
+use kaarttafel::rules::cards::Suit;
+use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
+use kaarttafel::rules::klaverjassen::{Match, Move, Options, Position, Solver};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

@@ -8,9 +8,9 @@
 
 use std::time::Instant;
 
-use kaarttafel::games::Seat;
-use kaarttafel::games::klaverjassen::strong::{Budget, decide};
-use kaarttafel::games::klaverjassen::{
+use kaarttafel::rules::Seat;
+use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
+use kaarttafel::rules::klaverjassen::{
     BySeat, CardSet, Match, Move, Options, Team, deal_from_deck, shuffled_deck,
 };
 use rand::rngs::StdRng;

@@ -3,8 +3,8 @@
 //! seat's view alone.
 
 use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
-use kaarttafel::game::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
-use kaarttafel::games::Seat;
+use kaarttafel::rules::Seat;
+use kaarttafel::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::json;

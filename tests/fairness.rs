@@ -1,12 +1,12 @@
 //! Provably fair deals (docs/fairness.md): the published test vectors, and
 //! the properties of the committed shuffle.
 
-use kaarttafel::games::cards::Card;
-use kaarttafel::games::fairness::{
+use kaarttafel::rules::cards::Card;
+use kaarttafel::rules::fairness::{
     DealInputs, Purpose, SeatSeed, Seed, hash_steps, seed_from_hex, to_hex,
 };
-use kaarttafel::games::klaverjassen::canonical_deck;
-use kaarttafel::games::potverteren::deck::full_deck;
+use kaarttafel::rules::klaverjassen::canonical_deck;
+use kaarttafel::rules::potverteren::deck::full_deck;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

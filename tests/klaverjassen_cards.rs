@@ -1,9 +1,9 @@
 //! Card order, points, play obligations, trick winner, roem and deal scoring
 //! (docs/klaverjassen.md), as table-driven cases on the pure rule functions.
 
-use kaarttafel::games::Seat;
-use kaarttafel::games::cards::{Card, Suit};
-use kaarttafel::games::klaverjassen::{
+use kaarttafel::rules::Seat;
+use kaarttafel::rules::cards::{Card, Suit};
+use kaarttafel::rules::klaverjassen::{
     ByTeam, CardSet, Team, card_points, legal_cards, punishment, refusal, roem, score_deal,
     trick_winner,
 };

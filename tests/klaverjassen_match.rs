@@ -2,12 +2,12 @@
 //! the review, the score sheet, the match end, views and the API's JSON
 //! (docs/klaverjassen.md, docs/api.md).
 
-use kaarttafel::games::cards::{Card, Suit};
-use kaarttafel::games::klaverjassen::{
+use kaarttafel::rules::cards::{Card, Suit};
+use kaarttafel::rules::klaverjassen::{
     BySeat, ByTeam, CardSet, Match, MatchResult, Move, MoveError, Options, Phase, RevokeMode,
     RevokeRecord, Team, deal_from_deck,
 };
-use kaarttafel::games::{Action, Awaiting, Seat};
+use kaarttafel::rules::{Action, Awaiting, Seat};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 

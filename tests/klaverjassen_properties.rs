@@ -3,11 +3,11 @@
 //! score sheet row, views that never leak another seat's hand, legal moves
 //! that follow from the seat's own view alone, and exact save/reload.
 
-use kaarttafel::games::cards::{Card, Suit};
-use kaarttafel::games::klaverjassen::{
+use kaarttafel::rules::cards::{Card, Suit};
+use kaarttafel::rules::klaverjassen::{
     ByTeam, CardSet, DealRecord, Match, Move, Options, Phase, RevokeMode, Team, View, legal_cards,
 };
-use kaarttafel::games::{Action, Seat};
+use kaarttafel::rules::{Action, Seat};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

@@ -1,7 +1,7 @@
 //! A whole random match plays to its end in both revoke modes.
 
-use kaarttafel::games::Seat;
-use kaarttafel::games::klaverjassen::{Match, Move, Options, RevokeMode};
+use kaarttafel::rules::Seat;
+use kaarttafel::rules::klaverjassen::{Match, Move, Options, RevokeMode};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

@@ -3,9 +3,9 @@
 //! modes, and its properties: a position's value is its best child's, and
 //! values do not depend on the order in which cards are searched.
 
-use kaarttafel::games::Seat;
-use kaarttafel::games::cards::{Card, Suit};
-use kaarttafel::games::klaverjassen::{
+use kaarttafel::rules::Seat;
+use kaarttafel::rules::cards::{Card, Suit};
+use kaarttafel::rules::klaverjassen::{
     BySeat, ByTeam, CardSet, LAST_TRICK, Match, Move, Options, Position, RevokeMode, Solver, Team,
     Techniques, card_points, legal_cards, roem, score_deal, trick_winner,
 };
@@ -29,7 +29,7 @@ struct Plain {
 
 impl Plain {
     fn new(position: &Position) -> Plain {
-        let mut trick = [Card::new(kaarttafel::games::cards::Rank::Seven, Suit::Clubs); 4];
+        let mut trick = [Card::new(kaarttafel::rules::cards::Rank::Seven, Suit::Clubs); 4];
         trick[..position.trick.len()].copy_from_slice(&position.trick);
         Plain {
             hands: position.hands.0,
@@ -301,7 +301,7 @@ fn values_do_not_depend_on_the_order_in_which_cards_are_searched() {
 
 #[test]
 fn team_values_convert_between_perspectives() {
-    let solution = kaarttafel::games::klaverjassen::Solution {
+    let solution = kaarttafel::rules::klaverjassen::Solution {
         value: 42,
         cards: Vec::new(),
     };

@@ -49,8 +49,8 @@ fn the_document_is_openapi_3_1_with_every_route_and_the_bearer_scheme() {
 /// properties of the schema its `type` maps to.
 #[test]
 fn hand_written_move_and_option_schemas_match_the_json_the_service_sends() {
-    use kaarttafel::games::cards::{Card, Suit};
-    use kaarttafel::games::{Seat, klaverjassen, potverteren};
+    use kaarttafel::rules::cards::{Card, Suit};
+    use kaarttafel::rules::{Seat, klaverjassen, potverteren};
     let doc: serde_json::Value = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
     let schemas = &doc["components"]["schemas"];
     let mapping = &schemas["MoveSchema"]["discriminator"]["mapping"];
@@ -97,7 +97,7 @@ fn hand_written_move_and_option_schemas_match_the_json_the_service_sends() {
     ] {
         // A game shows its own options and the table options in one object.
         let mut options = options;
-        let table = serde_json::to_value(kaarttafel::game::TableOptions::default()).unwrap();
+        let table = serde_json::to_value(kaarttafel::table::TableOptions::default()).unwrap();
         options
             .as_object_mut()
             .unwrap()

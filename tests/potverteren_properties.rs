@@ -7,9 +7,9 @@
 
 use std::collections::HashSet;
 
-use kaarttafel::games::Seat;
-use kaarttafel::games::cards::{Card, Rank, Suit};
-use kaarttafel::games::potverteren::{Move, Options, PotParts, RoundResult, Table, Variant};
+use kaarttafel::rules::Seat;
+use kaarttafel::rules::cards::{Card, Rank, Suit};
+use kaarttafel::rules::potverteren::{Move, Options, PotParts, RoundResult, Table, Variant};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::Value;

@@ -2,11 +2,11 @@
 //! chip amounts. Decks are stacked with
 //! `Deck::stacked` so every round is known card by card.
 
-use kaarttafel::games::cards::Card;
-use kaarttafel::games::potverteren::{
+use kaarttafel::rules::cards::Card;
+use kaarttafel::rules::potverteren::{
     Deck, Move, MoveError, Options, PhaseName, PotParts, Table, Variant, deck,
 };
-use kaarttafel::games::{Action, Awaiting, Seat};
+use kaarttafel::rules::{Action, Awaiting, Seat};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 

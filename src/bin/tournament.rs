@@ -10,9 +10,9 @@
 //! Players: `basic`, `strong` (whatever `player_for` maps it to), `random`.
 
 use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
-use kaarttafel::game::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
-use kaarttafel::games::Seat;
-use kaarttafel::games::klaverjassen::{self, Match, Team};
+use kaarttafel::rules::Seat;
+use kaarttafel::rules::klaverjassen::{self, Match, Team};
+use kaarttafel::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use uuid::Uuid;

@@ -11,11 +11,11 @@
 //!   revoke), never takes back, never reports, and says `end_review` in the
 //!   review.
 
-use crate::game::Move;
-use crate::game::view::GameView;
-use crate::games::Seat;
-use crate::games::cards::{Card, Rank, Suit};
-use crate::games::klaverjassen::{Move as KlaverMove, card_points};
+use crate::rules::Seat;
+use crate::rules::cards::{Card, Rank, Suit};
+use crate::rules::klaverjassen::{Move as KlaverMove, card_points};
+use crate::table::Move;
+use crate::table::view::GameView;
 
 use super::Player;
 
@@ -86,8 +86,8 @@ fn choose(view: &GameView, moves: &[KlaverMove]) -> Option<KlaverMove> {
     Some(KlaverMove::Play { card })
 }
 
-fn team_of(seat: Seat) -> crate::games::klaverjassen::Team {
-    crate::games::klaverjassen::Team::of(seat)
+fn team_of(seat: Seat) -> crate::rules::klaverjassen::Team {
+    crate::rules::klaverjassen::Team::of(seat)
 }
 
 /// How good `suit` is as trump for `hand`: the trumps' points and number,

@@ -12,8 +12,8 @@ pub mod potverteren;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::game::view::GameView;
-use crate::game::{GameKind, Move};
+use crate::table::view::GameView;
+use crate::table::{GameKind, Move};
 
 /// How strong a computer player is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]

@@ -1,11 +1,11 @@
 //! The `basic` Potverteren player: bids from the pot's value, asks a card
 //! while going over 16 is less likely than not, given every card it sees.
 
-use crate::game::Move;
-use crate::game::view::GameView;
-use crate::games::cards::Card;
-use crate::games::potverteren::Move as PotMove;
-use crate::games::potverteren::deck::{full_deck, value};
+use crate::rules::cards::Card;
+use crate::rules::potverteren::Move as PotMove;
+use crate::rules::potverteren::deck::{full_deck, value};
+use crate::table::Move;
+use crate::table::view::GameView;
 
 use super::Player;
 

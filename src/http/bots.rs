@@ -11,8 +11,8 @@ use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::games::seat_bot;
 use crate::bots::Level;
-use crate::game::GameError;
-use crate::game::view::GameView;
+use crate::table::GameError;
+use crate::table::view::GameView;
 
 /// A computer player to seat.
 #[derive(Deserialize, Serialize, ToSchema)]

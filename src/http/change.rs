@@ -14,10 +14,10 @@ use super::AppState;
 use super::error::ApiError;
 use super::extract::AuthPlayer;
 use super::record::{game_from_row, game_to_row};
-use crate::game::{Game, GameError, SeatedPlayer};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
 use crate::store::{Backend, Tx, games, listen};
+use crate::table::{Game, GameError, SeatedPlayer};
 
 /// The longest `Idempotency-Key` accepted.
 pub const IDEMPOTENCY_KEY_MAX: usize = 255;

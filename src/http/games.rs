@@ -16,12 +16,12 @@ use super::extract::{AuthPlayer, OptionalJson};
 use super::record::{game_from_row, game_to_row, system_rng};
 use super::stream::{load, wait_past};
 use crate::bots::Level;
-use crate::game::events as event_log;
-pub use crate::game::view::GameSummary;
-use crate::game::view::{GameView, MoveSchema};
-use crate::game::{Game, GameKind, Move, SeatedPlayer, TableOptions};
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
+use crate::table::events as event_log;
+pub use crate::table::view::GameSummary;
+use crate::table::view::{GameView, MoveSchema};
+use crate::table::{Game, GameKind, Move, SeatedPlayer, TableOptions};
 
 /// A new table.
 #[derive(Deserialize, Serialize, ToSchema)]
@@ -31,7 +31,7 @@ pub struct NewGame {
     /// Which game.
     pub game: GameKind,
     /// The table options of the game named in `game`; every one optional.
-    #[schema(value_type = Option<crate::game::view::NewOptionsSchema>)]
+    #[schema(value_type = Option<crate::table::view::NewOptionsSchema>)]
     pub options: Option<serde_json::Value>,
     /// The seat the host takes (default 0).
     pub seat: Option<u8>,
@@ -54,7 +54,7 @@ pub fn seat_bot(
     game: &mut Game,
     level: Level,
     wanted: Option<u8>,
-) -> Result<(crate::games::Seat, SeatedPlayer), crate::game::GameError> {
+) -> Result<(crate::rules::Seat, SeatedPlayer), crate::table::GameError> {
     let mut bot = SeatedPlayer {
         id: Uuid::new_v4(),
         name: String::new(),
@@ -481,10 +481,10 @@ pub async fn make_move(
     .await
 }
 
-fn apply_move(game: &mut Game, caller: Uuid, mv: Move) -> Result<Event, crate::game::GameError> {
+fn apply_move(game: &mut Game, caller: Uuid, mv: Move) -> Result<Event, crate::table::GameError> {
     let seat = game
         .seat_of(caller)
-        .ok_or(crate::game::GameError::NotSeated)?;
+        .ok_or(crate::table::GameError::NotSeated)?;
     let event = seat_move(game, seat, mv)?;
     // A player who acts for its seat is back.
     game.back(seat);
@@ -495,9 +495,9 @@ fn apply_move(game: &mut Game, caller: Uuid, mv: Move) -> Result<Event, crate::g
 /// player's move and of an automatic one.
 pub fn seat_move(
     game: &mut Game,
-    seat: crate::games::Seat,
+    seat: crate::rules::Seat,
     mv: Move,
-) -> Result<Event, crate::game::GameError> {
+) -> Result<Event, crate::table::GameError> {
     let mut payload = serde_json::to_value(&mv).unwrap_or_default();
     let kind = if mv.is_deal() { "deal" } else { "move" };
     let context = event_log::context_before(game);

@@ -5,8 +5,8 @@ use uuid::Uuid;
 
 use super::error::ApiError;
 use crate::bots::Level;
-use crate::game::{Game, GameKind, SeatedPlayer, Status, TableOptions};
 use crate::store::games::GameRow;
+use crate::table::{Game, GameKind, SeatedPlayer, Status, TableOptions};
 
 /// The automation state kept beside a game: away seats and the deadline.
 #[derive(Default, serde::Serialize, serde::Deserialize)]

@@ -26,10 +26,10 @@ use super::error::ApiError;
 use super::games::seat_move;
 use super::record::game_from_row;
 use crate::bots::{Level, player_for};
-use crate::game::automation::Work;
-use crate::game::{Game, Move};
-use crate::games::Seat;
+use crate::rules::Seat;
 use crate::store::games;
+use crate::table::automation::Work;
+use crate::table::{Game, Move};
 
 /// How often an idle runner looks for due work without being woken.
 const POLL: Duration = Duration::from_secs(1);

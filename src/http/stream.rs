@@ -12,9 +12,9 @@ use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::record::{game_from_row, no_game};
-use crate::game::Game;
 use crate::notify::Wake;
 use crate::store::games;
+use crate::table::Game;
 
 /// The game as stored now.
 pub async fn load(state: &AppState, id: Uuid) -> Result<Game, ApiError> {

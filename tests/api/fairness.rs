@@ -5,10 +5,10 @@
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
-use kaarttafel::games::fairness::{DealInputs, SeatSeed, hash_steps, seed_from_hex, to_hex};
-use kaarttafel::games::klaverjassen::{canonical_deck, deal_from_deck};
-use kaarttafel::games::potverteren::deck::full_deck;
-use kaarttafel::games::{Seat, cards::Card};
+use kaarttafel::rules::fairness::{DealInputs, SeatSeed, hash_steps, seed_from_hex, to_hex};
+use kaarttafel::rules::klaverjassen::{canonical_deck, deal_from_deck};
+use kaarttafel::rules::potverteren::deck::full_deck;
+use kaarttafel::rules::{Seat, cards::Card};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

@@ -6,7 +6,7 @@
 //! and the seat seeds; decks come from it by an unbiased Fisher–Yates
 //! shuffle (rejection sampling, never a library's shuffle, whose algorithm
 //! may change between versions). No I/O and no secrets handling here: the
-//! table around the rules keeps the seeds ([`crate::game`]), and the rules
+//! table around the rules keeps the seeds ([`crate::table`]), and the rules
 //! ask for decks and lots through [`Randomness`].
 
 use std::fmt;
@@ -17,7 +17,7 @@ use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::games::cards::Card;
+use crate::rules::cards::Card;
 
 /// The label that opens every message of the stream: the scheme and its version.
 pub const DOMAIN: &[u8] = b"kaarttafel fair deal v1";

@@ -8,8 +8,8 @@ use serde::Serialize;
 use super::options::Variant;
 use super::settlement::{PotParts, RevealedHand, RoundResult};
 use super::table::{Phase, Table};
-use crate::games::Seat;
-use crate::games::cards::Card;
+use crate::rules::Seat;
+use crate::rules::cards::Card;
 
 /// A table as one seat may see it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]

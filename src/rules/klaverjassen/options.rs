@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::Seat;
+use crate::rules::Seat;
 
 /// How the table treats a card that may not be played (*verzaken*).
 #[derive(

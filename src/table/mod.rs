@@ -15,8 +15,8 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::bots::Level;
-use crate::games::fairness::SeatSeed;
-use crate::games::{Awaiting, Seat, klaverjassen, potverteren};
+use crate::rules::fairness::SeatSeed;
+use crate::rules::{Awaiting, Seat, klaverjassen, potverteren};
 use fairness::FairDeals;
 
 /// Which game a table plays.
@@ -603,7 +603,7 @@ impl Game {
                     .filter(|(_, p)| p.is_none())
                     .map(|(i, _)| Seat(i as u8))
                     .collect(),
-                action: crate::games::Action::Join,
+                action: crate::rules::Action::Join,
             }),
             None => None,
             Some(Rules::Klaverjassen(game)) => game.awaiting(),

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::deck::{BRILJANT, value};
-use crate::games::cards::Card;
+use crate::rules::cards::Card;
 
 /// The most cards a seat may hold: the blind card and three open cards.
 pub const MAX_CARDS: usize = 4;

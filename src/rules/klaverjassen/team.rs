@@ -4,7 +4,7 @@ use std::ops::{Index, IndexMut};
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::Seat;
+use crate::rules::Seat;
 
 /// The number of seats at a Klaverjassen table.
 pub const SEATS: u8 = 4;

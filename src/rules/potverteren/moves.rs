@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::Seat;
+use crate::rules::Seat;
 
 /// The highest bid the API accepts.
 pub const MAX_BID: u32 = 1_000_000;

@@ -21,8 +21,8 @@
 use rand::Rng;
 use rand::seq::SliceRandom;
 
-use crate::games::Seat;
-use crate::games::cards::{Card, Suit};
+use crate::rules::Seat;
+use crate::rules::cards::{Card, Suit};
 
 use super::cardset::CardSet;
 use super::game::Phase;
@@ -472,7 +472,7 @@ fn finish(values: Vec<(Move, f64)>, samples: u32) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::cards::Rank;
+    use crate::rules::cards::Rank;
 
     fn card(code: &str) -> Card {
         code.parse().unwrap()

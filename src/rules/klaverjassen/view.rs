@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::games::Seat;
-use crate::games::cards::Suit;
+use crate::rules::Seat;
+use crate::rules::cards::Suit;
 
 use super::cardset::CardSet;
 use super::game::{Match, Phase};

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::Seat;
-use crate::games::cards::{Card, Suit};
+use crate::rules::Seat;
+use crate::rules::cards::{Card, Suit};
 
 use super::cardset::CardSet;
 use super::team::{BySeat, ByTeam, Team};

@@ -1,8 +1,8 @@
 //! Shuffling and dealing 3-2-3 (docs/klaverjassen.md, "Table, cards and deals").
 
-use crate::games::Seat;
-use crate::games::cards::Card;
-use crate::games::fairness::Randomness;
+use crate::rules::Seat;
+use crate::rules::cards::Card;
+use crate::rules::fairness::Randomness;
 
 use super::cardset::{CardSet, card_at};
 use super::team::{BySeat, SEATS};

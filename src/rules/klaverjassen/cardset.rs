@@ -12,7 +12,7 @@ use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::games::cards::{Card, Rank, Suit};
+use crate::rules::cards::{Card, Rank, Suit};
 
 /// The eight Klaverjassen ranks in natural order, 7 low to ace high.
 pub const RANKS: [Rank; 8] = [

@@ -1,7 +1,7 @@
 //! Roem (*meld*): the bonus points a trick carries to the team that wins it
 //! (docs/klaverjassen.md, "Roem").
 
-use crate::games::cards::{Card, Rank, Suit};
+use crate::rules::cards::{Card, Rank, Suit};
 
 use super::cardset::{CardSet, rank_index};
 

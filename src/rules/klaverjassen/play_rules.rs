@@ -3,8 +3,8 @@
 //!
 //! Rotterdam rules: the obligations hold even when the partner is winning.
 
-use crate::games::Seat;
-use crate::games::cards::{Card, Rank, Suit};
+use crate::rules::Seat;
+use crate::rules::cards::{Card, Rank, Suit};
 
 use super::cardset::{CardSet, rank_index};
 use super::moves::MoveError;

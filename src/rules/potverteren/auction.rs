@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::moves::MAX_BID;
-use crate::games::Seat;
+use crate::rules::Seat;
 
 /// The auction in progress.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

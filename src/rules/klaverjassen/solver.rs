@@ -23,8 +23,8 @@
 //!   trump 7 8) next to each other in rank order, counting only the cards
 //!   still in play, are one move when neither can still make roem.
 
-use crate::games::Seat;
-use crate::games::cards::{Card, Suit};
+use crate::rules::Seat;
+use crate::rules::cards::{Card, Suit};
 
 use super::cardset::{CardSet, card_at};
 use super::game::{Match, Phase};

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::hand::{SIXTEEN, is_briljant_sixteen, total};
 use super::options::Variant;
-use crate::games::Seat;
-use crate::games::cards::Card;
+use crate::rules::Seat;
+use crate::rules::cards::Card;
 
 /// The pot (*pot*), which persists from round to round in two parts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -5,7 +5,7 @@
 
 use super::{Game, Status};
 use crate::bots::Level;
-use crate::games::Seat;
+use crate::rules::Seat;
 
 /// How long a table may wait for players before it is closed (`abandoned`):
 /// 24 hours.

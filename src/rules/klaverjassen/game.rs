@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::cards::{Card, Suit};
-use crate::games::fairness::Randomness;
-use crate::games::{Action, Awaiting, Seat};
+use crate::rules::cards::{Card, Suit};
+use crate::rules::fairness::Randomness;
+use crate::rules::{Action, Awaiting, Seat};
 
 use super::cardset::CardSet;
 use super::deal::{deal_from_deck, is_full_deal, shuffled_deck};

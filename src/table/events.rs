@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Game, Rules};
-use crate::games::Seat;
+use crate::rules::Seat;
 
 /// The public context of a move, taken before it is applied: the deal
 /// (Klaverjassen) or round (Potverteren) it belongs to.

@@ -10,8 +10,8 @@ use super::hand::{Hand, MAX_CARDS, SIXTEEN};
 use super::moves::{MAX_BID, Move, MoveError};
 use super::options::{Options, Variant};
 use super::settlement::{PotParts, RevealedHand, RoundResult, settle};
-use crate::games::fairness::Randomness;
-use crate::games::{Action, Awaiting, Seat};
+use crate::rules::fairness::Randomness;
+use crate::rules::{Action, Awaiting, Seat};
 
 /// A Potverteren table, from the moment it is full until the host ends it.
 ///

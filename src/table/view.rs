@@ -8,8 +8,8 @@ use uuid::Uuid;
 use super::fairness::FairnessView;
 use super::{Game, GameKind, Move, Rules, SeatedPlayer, Status};
 use crate::bots::Level;
-use crate::games::cards::{Card, Suit};
-use crate::games::{Action, Seat, klaverjassen, potverteren};
+use crate::rules::cards::{Card, Suit};
+use crate::rules::{Action, Seat, klaverjassen, potverteren};
 
 /// A seat and who sits in it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -369,7 +369,7 @@ impl Game {
             None => (None, None),
         };
         // Seeds of finished deals only: those rows exist once a deal is over.
-        let seat_seeds = |seeds: Vec<Option<crate::games::fairness::SeatSeed>>| {
+        let seat_seeds = |seeds: Vec<Option<crate::rules::fairness::SeatSeed>>| {
             seeds.into_iter().map(|s| s.map(String::from)).collect()
         };
         for row in klaverjassen

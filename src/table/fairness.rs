@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::games::cards::Card;
-use crate::games::fairness::{
+use crate::rules::cards::Card;
+use crate::rules::fairness::{
     DealInputs, Randomness, SeatSeed, Seed, hash_steps, seed_from_hex, to_hex,
 };
 
@@ -264,7 +264,7 @@ mod tests {
     }
 
     fn begin(fair: &mut FairDeals, deal: u32) {
-        let mut cards = crate::games::potverteren::deck::full_deck();
+        let mut cards = crate::rules::potverteren::deck::full_deck();
         fair.draws(Uuid::nil()).shuffle_deck(deal, &mut cards);
     }
 

@@ -4,8 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::Seat;
-use crate::games::cards::{Card, Suit};
+use crate::rules::Seat;
+use crate::rules::cards::{Card, Suit};
 
 /// A move, tagged by `type` as the API writes it: `{"type":"play","card":"7C"}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]

@@ -6,8 +6,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::cards::{Card, Rank, Suit};
-use crate::games::fairness::Randomness;
+use crate::rules::cards::{Card, Rank, Suit};
+use crate::rules::fairness::Randomness;
 
 /// Number of cards in the Potverteren deck.
 pub const DECK_SIZE: usize = 45;
