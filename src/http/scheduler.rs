@@ -125,9 +125,13 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
             return Ok(false);
         }
         let game = game_from_row(&row)?;
-        let decision = game
-            .due_work(row.created_at, now)
-            .and_then(|work| decide(&game, work));
+        let deadline = game.deadline;
+        // Decided from the version read, with no lock and no transaction
+        // held: the move is applied below only if that version still holds.
+        let decision = match game.due_work(row.created_at, now) {
+            Some(work) => off_the_workers(move || decide(&game, work)).await?,
+            None => None,
+        };
         let mut tx = state.store.begin_write().await?;
         let Some(locked) = games::load(&mut tx, backend, id, true).await? else {
             return Ok(false);
@@ -139,7 +143,7 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
         let Some(decision) = decision else {
             // Nothing to do now (a stale mark): the next due time is the
             // clock's deadline, if it still runs.
-            games::set_due(&mut tx, id, game.deadline.filter(|d| *d > now)).await?;
+            games::set_due(&mut tx, id, deadline.filter(|d| *d > now)).await?;
             tx.commit().await?;
             return Ok(true);
         };
@@ -186,6 +190,19 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
     Ok(false)
 }
 
+/// Runs `think` on tokio's blocking pool, off the async workers: a computer
+/// player may think for a while (a stronger one up to a quarter of a second
+/// per move), and meanwhile the workers go on serving requests and streams.
+/// Whatever player [`player_for`] returns runs here; the scheduler does not
+/// depend on how long it takes.
+async fn off_the_workers<T: Send + 'static>(
+    think: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(think)
+        .await
+        .map_err(|e| ApiError::Internal(format!("the decision failed: {e}")))
+}
+
 /// The move for `work`, decided from the seat's own view only.
 fn decide(game: &Game, work: Work) -> Option<Decision> {
     let (seat, level, actor, away) = match work {
@@ -205,4 +222,50 @@ fn decide(game: &Game, work: Work) -> Option<Decision> {
         actor,
         away,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::off_the_workers;
+
+    /// On a runtime with one worker thread, a decision that waits for
+    /// another task can only end if it does not occupy that worker: were it
+    /// run inline, the other task would never run and the wait would time
+    /// out.
+    #[test]
+    fn a_decision_runs_off_the_async_workers_so_they_keep_serving() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let served = runtime.block_on(async {
+            let (tx, rx) = mpsc::channel::<&str>();
+            let other = tokio::spawn(async move {
+                tokio::task::yield_now().await;
+                tx.send("served").expect("the decision waits");
+            });
+            let thought = off_the_workers(move || rx.recv_timeout(Duration::from_secs(30)))
+                .await
+                .expect("the decision ends");
+            other.await.expect("the other task ends");
+            thought
+        });
+        assert_eq!(served, Ok("served"));
+    }
+
+    /// A decision runs on another thread than the worker that awaits it.
+    #[test]
+    fn a_decision_runs_on_another_thread_than_the_scheduler() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let worker = std::thread::current().id();
+        let thinker = runtime
+            .block_on(off_the_workers(|| std::thread::current().id()))
+            .expect("the decision ends");
+        assert_ne!(thinker, worker);
+    }
 }

@@ -77,3 +77,53 @@ pub struct Awaiting {
 }
 pub mod klaverjassen;
 pub mod potverteren;
+
+/// A refusal by the rules: a stable `snake_case` code for the API and the
+/// rule, in a sentence (its `Display`).
+pub trait Refusal: std::fmt::Display {
+    /// The stable machine code.
+    fn code(&self) -> &'static str;
+}
+
+/// One game's rules, shaped the way OpenSpiel shapes a game: the whole
+/// state is one value; it says who it waits for, which moves a seat may
+/// make, what a seat may see, and whether it is over; a move is applied to
+/// it, and every deal (or draw by lot) it makes comes from the
+/// [`fairness::Randomness`] passed in.
+///
+/// The table (`src/table`) drives both games through this trait only; what
+/// tells the games apart there is where a game is built or decoded.
+pub trait GameRules {
+    /// A move of this game.
+    type Move;
+    /// What one seat (or a spectator) may see of the state.
+    type View;
+    /// Why a move was refused; nothing changed.
+    type Error: Refusal;
+
+    /// The moves `seat` may make now; empty when it is not that seat's turn.
+    fn legal_moves(&self, seat: Seat) -> Vec<Self::Move>;
+
+    /// Applies `seat`'s move, with every automatic step it makes due (an
+    /// automatic deal draws from `randomness`). On `Err` nothing changed.
+    fn apply(
+        &mut self,
+        seat: Seat,
+        mv: Self::Move,
+        randomness: &mut dyn fairness::Randomness,
+    ) -> Result<(), Self::Error>;
+
+    /// The state as `seat` may see it (`None`: a spectator): never a card
+    /// that seat may not see.
+    fn view(&self, seat: Option<Seat>) -> Self::View;
+
+    /// Who the game waits for, and for what; `None` once it is over.
+    fn awaiting(&self) -> Option<Awaiting>;
+
+    /// Whether the game is over.
+    fn is_finished(&self) -> bool;
+
+    /// The deal (Klaverjassen) or round (Potverteren) in progress or due,
+    /// counted from 1; the last one once finished.
+    fn deal_number(&self) -> u32;
+}

@@ -15,8 +15,8 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::bots::Level;
-use crate::rules::fairness::SeatSeed;
-use crate::rules::{Awaiting, Seat, klaverjassen, potverteren};
+use crate::rules::fairness::{Randomness, SeatSeed};
+use crate::rules::{Awaiting, GameRules, Refusal, Seat, klaverjassen, potverteren};
 use fairness::FairDeals;
 
 /// Which game a table plays.
@@ -239,6 +239,155 @@ pub enum Rules {
     Klaverjassen(klaverjassen::Match),
     /// A Potverteren table.
     Potverteren(potverteren::Table),
+}
+
+impl Rules {
+    /// The game behind the one trait both games implement: with
+    /// construction and decoding, the only place the table tells the two
+    /// games apart.
+    pub fn game(&self) -> &dyn TableRules {
+        match self {
+            Rules::Klaverjassen(game) => game,
+            Rules::Potverteren(game) => game,
+        }
+    }
+
+    /// The game behind the one trait, to apply a move to.
+    pub fn game_mut(&mut self) -> &mut dyn TableRules {
+        match self {
+            Rules::Klaverjassen(game) => game,
+            Rules::Potverteren(game) => game,
+        }
+    }
+}
+
+/// A game's rules ([`GameRules`]) as the table drives them: with the
+/// table's own move, view and error types, so one `dyn` serves both games.
+/// Implemented for every [`GameRules`] whose moves and view convert.
+pub trait TableRules {
+    /// The moves `seat` may make now.
+    fn legal_moves(&self, seat: Seat) -> Vec<Move>;
+    /// Applies `seat`'s move; a move of the other game is refused. On `Err`
+    /// nothing changed.
+    fn apply(
+        &mut self,
+        seat: Seat,
+        mv: Move,
+        randomness: &mut dyn Randomness,
+    ) -> Result<(), GameError>;
+    /// What `seat` (`None`: a spectator) may see of the rules state.
+    fn view(&self, seat: Option<Seat>) -> RulesView;
+    /// Who the game waits for, and for what.
+    fn awaiting(&self) -> Option<Awaiting>;
+    /// Whether the game is over.
+    fn is_finished(&self) -> bool;
+    /// The deal or round in progress or due, from 1.
+    fn deal_number(&self) -> u32;
+}
+
+impl<G> TableRules for G
+where
+    G: GameRules,
+    G::Move: Into<Move> + TryFrom<Move>,
+    G::View: Into<RulesView>,
+{
+    fn legal_moves(&self, seat: Seat) -> Vec<Move> {
+        GameRules::legal_moves(self, seat)
+            .into_iter()
+            .map(Into::into)
+            .collect()
+    }
+
+    fn apply(
+        &mut self,
+        seat: Seat,
+        mv: Move,
+        randomness: &mut dyn Randomness,
+    ) -> Result<(), GameError> {
+        let mv = G::Move::try_from(mv)
+            .map_err(|_| GameError::InvalidMove("move: not a move of this game".into()))?;
+        GameRules::apply(self, seat, mv, randomness).map_err(|e| GameError::Rules {
+            code: e.code(),
+            detail: e.to_string(),
+        })
+    }
+
+    fn view(&self, seat: Option<Seat>) -> RulesView {
+        GameRules::view(self, seat).into()
+    }
+
+    fn awaiting(&self) -> Option<Awaiting> {
+        GameRules::awaiting(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        GameRules::is_finished(self)
+    }
+
+    fn deal_number(&self) -> u32 {
+        GameRules::deal_number(self)
+    }
+}
+
+/// The rules' part of a view: the one game's own view, in its field.
+#[derive(Debug, Default)]
+pub struct RulesView {
+    /// A Klaverjassen match's view.
+    pub klaverjassen: Option<klaverjassen::View>,
+    /// A Potverteren table's view.
+    pub potverteren: Option<potverteren::View>,
+}
+
+impl From<klaverjassen::View> for RulesView {
+    fn from(view: klaverjassen::View) -> RulesView {
+        RulesView {
+            klaverjassen: Some(view),
+            potverteren: None,
+        }
+    }
+}
+
+impl From<potverteren::View> for RulesView {
+    fn from(view: potverteren::View) -> RulesView {
+        RulesView {
+            klaverjassen: None,
+            potverteren: Some(view),
+        }
+    }
+}
+
+impl From<klaverjassen::Move> for Move {
+    fn from(mv: klaverjassen::Move) -> Move {
+        Move::Klaverjassen(mv)
+    }
+}
+
+impl From<potverteren::Move> for Move {
+    fn from(mv: potverteren::Move) -> Move {
+        Move::Potverteren(mv)
+    }
+}
+
+impl TryFrom<Move> for klaverjassen::Move {
+    type Error = Move;
+
+    fn try_from(mv: Move) -> Result<klaverjassen::Move, Move> {
+        match mv {
+            Move::Klaverjassen(mv) => Ok(mv),
+            other => Err(other),
+        }
+    }
+}
+
+impl TryFrom<Move> for potverteren::Move {
+    type Error = Move;
+
+    fn try_from(mv: Move) -> Result<potverteren::Move, Move> {
+        match mv {
+            Move::Potverteren(mv) => Ok(mv),
+            other => Err(other),
+        }
+    }
 }
 
 /// A move of either game, parsed for the game it is made in.
@@ -500,11 +649,9 @@ impl Game {
     /// The deal (Klaverjassen) or round (Potverteren) in progress or due;
     /// the last one once finished, and 1 before the start.
     pub fn deal_number(&self) -> u32 {
-        match &self.rules {
-            Some(Rules::Klaverjassen(game)) => u32::from(game.deal_number()),
-            Some(Rules::Potverteren(game)) => game.round().max(1),
-            None => 1,
-        }
+        self.rules
+            .as_ref()
+            .map_or(1, |rules| rules.game().deal_number())
     }
 
     /// Applies `player`'s move through the rules. A player who acts for
@@ -553,32 +700,18 @@ impl Game {
         let rules = self.rules.as_mut().ok_or(GameError::NotStarted)?;
         let mut committed = self.fairness.commit_ahead(before, rng);
         let draws = &mut self.fairness.draws(self.id);
-        let refused = |code: &'static str, detail: String| GameError::Rules { code, detail };
-        match (rules, mv) {
-            (Rules::Klaverjassen(game), Move::Klaverjassen(mv)) => game
-                .play(seat, mv, draws)
-                .map_err(|e| refused(e.code(), e.to_string()))?,
-            (Rules::Potverteren(game), Move::Potverteren(mv)) => game
-                .play(seat, mv, draws)
-                .map_err(|e| refused(e.code(), e.to_string()))?,
-            _ => {
-                return Err(GameError::InvalidMove(
-                    "move: not a move of this game".into(),
-                ));
-            }
-        }
+        rules.game_mut().apply(seat, mv, draws)?;
         self.settle_status();
         committed.extend(self.fairness.commit_ahead(self.deal_number(), rng));
         Ok((seat, committed))
     }
 
     fn settle_status(&mut self) {
-        let finished = match &self.rules {
-            Some(Rules::Klaverjassen(game)) => game.is_finished(),
-            Some(Rules::Potverteren(game)) => game.is_finished(),
-            None => false,
-        };
-        if finished {
+        if self
+            .rules
+            .as_ref()
+            .is_some_and(|rules| rules.game().is_finished())
+        {
             self.status = Status::Finished;
         }
     }
@@ -606,8 +739,7 @@ impl Game {
                 action: crate::rules::Action::Join,
             }),
             None => None,
-            Some(Rules::Klaverjassen(game)) => game.awaiting(),
-            Some(Rules::Potverteren(game)) => game.awaiting(),
+            Some(rules) => rules.game().awaiting(),
         }
     }
 
@@ -633,18 +765,9 @@ impl Game {
 
     /// The moves `seat` may make now.
     pub fn legal_moves_of(&self, seat: Seat) -> Vec<Move> {
-        match &self.rules {
-            Some(Rules::Klaverjassen(game)) => game
-                .legal_moves(seat)
-                .into_iter()
-                .map(Move::Klaverjassen)
-                .collect(),
-            Some(Rules::Potverteren(game)) => game
-                .legal_moves(seat)
-                .into_iter()
-                .map(Move::Potverteren)
-                .collect(),
-            None => Vec::new(),
-        }
+        self.rules
+            .as_ref()
+            .map(|rules| rules.game().legal_moves(seat))
+            .unwrap_or_default()
     }
 }

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::fairness::FairnessView;
-use super::{Game, GameKind, Move, Rules, SeatedPlayer, Status};
+use super::{Game, GameKind, Move, RulesView, SeatedPlayer, Status};
 use crate::bots::Level;
 use crate::rules::cards::{Card, Suit};
 use crate::rules::{Action, Seat, klaverjassen, potverteren};
@@ -363,11 +363,14 @@ impl Game {
     /// The game as `seat` may see it (`None`: a spectator): what a person in
     /// that seat gets, and all a computer player in it may decide from.
     pub fn view_of_seat(&self, you: Option<Seat>) -> GameView {
-        let (mut klaverjassen, mut potverteren) = match &self.rules {
-            Some(Rules::Klaverjassen(game)) => (Some(game.view_for(you)), None),
-            Some(Rules::Potverteren(game)) => (None, Some(game.view_for(you))),
-            None => (None, None),
-        };
+        let RulesView {
+            mut klaverjassen,
+            mut potverteren,
+        } = self
+            .rules
+            .as_ref()
+            .map(|rules| rules.game().view(you))
+            .unwrap_or_default();
         // Seeds of finished deals only: those rows exist once a deal is over.
         let seat_seeds = |seeds: Vec<Option<crate::rules::fairness::SeatSeed>>| {
             seeds.into_iter().map(|s| s.map(String::from)).collect()

@@ -2,7 +2,9 @@
 //! a person plays whole games against `basic` players, never sees a hidden
 //! card, and a clock running out makes the seat's move and marks it away.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
 
 use kaarttafel::clock::ManualClock;
 use reqwest::{Method, StatusCode};
@@ -55,6 +57,74 @@ fn assert_no_hidden_potverteren_card(view: &Value, me: usize) {
             assert_eq!(hand["blind_card"], Value::Null, "{view}");
             assert_eq!(hand["total"], Value::Null, "{view}");
         }
+    }
+}
+
+/// Every view `player`'s event stream (`GET /v1/games/{id}/stream`) sends,
+/// collected in the background from the moment it opens, so a test can scan
+/// every stream event as well as every answer.
+struct StreamViews {
+    views: Arc<Mutex<Vec<Value>>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl StreamViews {
+    async fn open(app: &TestApp, id: &str, player: &Player) -> StreamViews {
+        let response = app
+            .client
+            .get(format!("{}/v1/games/{id}/stream", app.base))
+            .bearer_auth(&player.token)
+            .send()
+            .await
+            .expect("stream opens");
+        assert_eq!(response.status(), StatusCode::OK);
+        let views = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&views);
+        let reader = tokio::spawn(async move {
+            let mut body = response.bytes_stream();
+            let mut buffer = String::new();
+            while let Some(Ok(chunk)) = body.next().await {
+                buffer.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+                while let Some(end) = buffer.find("\n\n") {
+                    let block: String = buffer.drain(..end + 2).collect();
+                    if !block.lines().any(|l| l == "event: view") {
+                        continue;
+                    }
+                    let data: String = block
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("data: "))
+                        .collect();
+                    let view: Value = serde_json::from_str(&data).expect("a JSON view");
+                    sink.lock().unwrap().push(view);
+                }
+            }
+        });
+        StreamViews { views, reader }
+    }
+
+    /// Every view sent up to and including `version` (waiting for it), then
+    /// the stream is closed.
+    async fn until(self, version: i64) -> Vec<Value> {
+        for _ in 0..600 {
+            let seen = self
+                .views
+                .lock()
+                .unwrap()
+                .last()
+                .map(|v| v["version"].clone());
+            if seen.and_then(|v| v.as_i64()).is_some_and(|v| v >= version) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        self.reader.abort();
+        let views = std::mem::take(&mut *self.views.lock().unwrap());
+        let last = views.last().and_then(|v| v["version"].as_i64());
+        assert!(
+            last.is_some_and(|v| v >= version),
+            "the stream reached version {last:?}, not {version}"
+        );
+        views
     }
 }
 
@@ -119,6 +189,7 @@ async fn plays_a_whole_match_against_three_basic_players(db: Db, revoke_mode: &s
     assert_eq!(created["seats"][0]["bot"], Value::Null);
     assert_eq!(created["seats"][0]["away"], false);
     let id = created["id"].as_str().unwrap().to_owned();
+    let stream = StreamViews::open(&app, &id, &anne).await;
     let mut view = created;
     while view["status"] == "playing" {
         assert_no_hidden_klaverjassen_card(&view);
@@ -138,6 +209,12 @@ async fn plays_a_whole_match_against_three_basic_players(db: Db, revoke_mode: &s
     assert_eq!(view["klaverjassen"]["deals"].as_array().unwrap().len(), 16);
     assert_no_hidden_klaverjassen_card(&view);
     let version = view["version"].as_i64().unwrap();
+    let streamed = stream.until(version).await;
+    assert!(streamed.len() > 16, "{} stream events", streamed.len());
+    for streamed in &streamed {
+        assert_eq!(streamed["you"], 0, "{streamed}");
+        assert_no_hidden_klaverjassen_card(streamed);
+    }
     assert_event_log_complete(&app, &id, &anne, version).await;
 }
 
@@ -164,6 +241,7 @@ async fn plays_twenty_potverteren_rounds_with_six_basic_players(db: Db, variant:
     )
     .await;
     let id = created["id"].as_str().unwrap().to_owned();
+    let stream = StreamViews::open(&app, &id, &anne).await;
     let mut view = created;
     while view["potverteren"]["last_round"]["round"]
         .as_u64()
@@ -192,7 +270,14 @@ async fn plays_twenty_potverteren_rounds_with_six_basic_players(db: Db, variant:
         .sum();
     let pot = view["potverteren"]["pot"].as_i64().unwrap();
     assert_eq!(balances + pot, 700, "chips are conserved");
+    assert_no_hidden_potverteren_card(&view, 0);
     let version = view["version"].as_i64().unwrap();
+    let streamed = stream.until(version).await;
+    assert!(streamed.len() > 20, "{} stream events", streamed.len());
+    for streamed in &streamed {
+        assert_eq!(streamed["you"], 0, "{streamed}");
+        assert_no_hidden_potverteren_card(streamed, 0);
+    }
     assert_event_log_complete(&app, &id, &anne, version).await;
 }
 
@@ -280,6 +365,43 @@ async fn only_the_host_seats_and_removes_computer_players_before_the_start(db: D
     );
 }
 
+/// A retry of `POST …/bots` with the same Idempotency-Key answers exactly
+/// as the first time, 201 included, and seats no second computer player.
+async fn a_replayed_request_for_a_computer_player_answers_201_like_the_first(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    let id = app.table(&anne, "klaverjassen", json!({})).await;
+    let path = format!("/v1/games/{id}/bots");
+    let body = json!({"level": "basic"});
+    let key = [("Idempotency-Key", "bot-1")];
+    let first = app
+        .send_with(
+            Method::POST,
+            &path,
+            Some(&anne.token),
+            Some(body.clone()),
+            &key,
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    let again = app
+        .send_with(Method::POST, &path, Some(&anne.token), Some(body), &key)
+        .await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    assert_eq!(again.body, first.body);
+    assert_eq!(again.headers["etag"], first.headers["etag"]);
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    let view = app.view(&id, &anne).await;
+    assert_eq!(view["version"], first.body["version"]);
+    let bots = view["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["bot"] == "basic")
+        .count();
+    assert_eq!(bots, 1);
+}
+
 async fn table_options_out_of_range_are_refused(db: Db) {
     let app = TestApp::spawn(db).await;
     let anne = app.player("Anne").await;
@@ -360,6 +482,50 @@ async fn last_event(app: &TestApp, id: &str, player: &Player, version: i64) -> V
     answer.body["events"][0].clone()
 }
 
+/// Lets the clock run out at every turn a person is awaited until `playing`
+/// says the game is past what the test needs: each time, the clock's move is
+/// one event made `by: clock` for an awaited seat, and that seat is away.
+/// Every seat is back before each turn, and an away seat's move (made at
+/// once) is waited for. Returns the last view and the actions timed out.
+async fn run_out_every_clock(
+    app: &TestApp,
+    clock: &ManualClock,
+    id: &str,
+    players: &[Player],
+    playing: impl Fn(&Value) -> bool,
+) -> (Value, std::collections::BTreeSet<String>) {
+    let watcher = &players[0];
+    let mut view = app.view(id, watcher).await;
+    let mut kinds = std::collections::BTreeSet::new();
+    while playing(&view) {
+        view = all_back(app, id, players).await;
+        if !playing(&view) {
+            break;
+        }
+        let action = view["awaiting"]["action"].as_str().unwrap().to_owned();
+        let awaited = view["awaiting"]["seats"].clone();
+        let first = awaited[0].as_u64().unwrap() as usize;
+        if view["seats"][first]["away"] == true {
+            // An away seat's move is made at once.
+            let version = view["version"].as_i64().unwrap();
+            view = app.view_after(id, watcher, version).await;
+            continue;
+        }
+        view = run_out_the_clock(app, clock, id, watcher, &view).await;
+        let version = view["version"].as_i64().unwrap();
+        let event = last_event(app, id, watcher, version).await;
+        assert_eq!(event["by"], "clock", "{event}");
+        assert!(
+            awaited.as_array().unwrap().contains(&event["seat"]),
+            "{event} {awaited}"
+        );
+        let seat = event["seat"].as_u64().unwrap() as usize;
+        assert_eq!(view["seats"][seat]["away"], true, "{view}");
+        kinds.insert(action);
+    }
+    (view, kinds)
+}
+
 async fn a_clock_running_out_moves_for_the_seat_at_each_klaverjassen_turn(db: Db) {
     let clock = Arc::new(ManualClock::new());
     let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
@@ -370,30 +536,10 @@ async fn a_clock_running_out_moves_for_the_seat_at_each_klaverjassen_turn(db: Db
             4,
         )
         .await;
-    let watcher = &players[0];
-    let mut view = app.view(&id, watcher).await;
-    let mut kinds = std::collections::BTreeSet::new();
-    while view["status"] == "playing" {
-        view = all_back(&app, &id, &players).await;
-        if view["status"] != "playing" {
-            break;
-        }
-        let action = view["awaiting"]["action"].as_str().unwrap().to_owned();
-        let awaited = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-        if view["seats"][awaited]["away"] == true {
-            // An away seat's move is made at once.
-            let version = view["version"].as_i64().unwrap();
-            view = app.view_after(&id, watcher, version).await;
-            continue;
-        }
-        view = run_out_the_clock(&app, &clock, &id, watcher, &view).await;
-        let version = view["version"].as_i64().unwrap();
-        let event = last_event(&app, &id, watcher, version).await;
-        assert_eq!(event["by"], "clock", "{event}");
-        assert_eq!(event["seat"], json!(awaited), "{event}");
-        assert_eq!(view["seats"][awaited]["away"], true, "{view}");
-        kinds.insert(action);
-    }
+    let (view, kinds) = run_out_every_clock(&app, &clock, &id, &players, |view| {
+        view["status"] == "playing"
+    })
+    .await;
     assert_eq!(view["status"], "finished");
     assert!(
         ["deal", "choose_trump", "play", "end_review"]
@@ -413,28 +559,10 @@ async fn a_clock_running_out_moves_for_the_seat_at_each_potverteren_turn(db: Db)
             5,
         )
         .await;
-    let watcher = &players[0];
-    let mut view = app.view(&id, watcher).await;
-    let mut kinds = std::collections::BTreeSet::new();
-    while view["potverteren"]["last_round"].is_null() {
-        view = all_back(&app, &id, &players).await;
-        if !view["potverteren"]["last_round"].is_null() {
-            break;
-        }
-        let action = view["awaiting"]["action"].as_str().unwrap().to_owned();
-        let awaited = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-        if view["seats"][awaited]["away"] == true {
-            let version = view["version"].as_i64().unwrap();
-            view = app.view_after(&id, watcher, version).await;
-            continue;
-        }
-        view = run_out_the_clock(&app, &clock, &id, watcher, &view).await;
-        let version = view["version"].as_i64().unwrap();
-        let event = last_event(&app, &id, watcher, version).await;
-        assert_eq!(event["by"], "clock", "{event}");
-        assert_eq!(view["seats"][awaited]["away"], true, "{view}");
-        kinds.insert(action);
-    }
+    let (_, kinds) = run_out_every_clock(&app, &clock, &id, &players, |view| {
+        view["potverteren"]["last_round"].is_null()
+    })
+    .await;
     assert!(
         ["bid", "deal", "hit_or_stand"]
             .iter()
@@ -608,6 +736,7 @@ on_both_databases!(
     a_person_plays_twenty_lot_rounds_with_six_basic_players,
     only_the_host_seats_and_removes_computer_players_before_the_start,
     table_options_out_of_range_are_refused,
+    a_replayed_request_for_a_computer_player_answers_201_like_the_first,
     a_clock_running_out_moves_for_the_seat_at_each_klaverjassen_turn,
     a_clock_running_out_moves_for_the_seat_at_each_potverteren_turn,
     an_away_player_is_back_after_a_move_or_saying_so,

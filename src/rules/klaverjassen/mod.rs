@@ -13,6 +13,7 @@ mod moves;
 mod options;
 mod play_rules;
 mod roem;
+mod rules;
 mod scoring;
 mod solver;
 pub mod strong;

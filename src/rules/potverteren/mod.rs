@@ -9,6 +9,7 @@ pub mod deck;
 mod hand;
 mod moves;
 mod options;
+mod rules;
 mod settlement;
 mod table;
 mod view;
