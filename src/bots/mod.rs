@@ -8,6 +8,7 @@
 
 pub mod klaverjassen;
 pub mod potverteren;
+pub mod potverteren_strong;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -63,7 +64,8 @@ pub fn player_for(kind: GameKind, level: Level) -> Box<dyn Player> {
         (GameKind::Klaverjassen, Level::Basic | Level::Strong) => {
             Box::new(klaverjassen::BasicPlayer)
         }
-        (GameKind::Potverteren, Level::Basic | Level::Strong) => Box::new(potverteren::BasicPlayer),
+        (GameKind::Potverteren, Level::Basic) => Box::new(potverteren::BasicPlayer),
+        (GameKind::Potverteren, Level::Strong) => Box::new(potverteren_strong::StrongPlayer),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod extract;
 pub mod fallback;
 pub mod games;
 pub mod health;
+pub mod hints;
 pub mod limits;
 pub mod metrics;
 pub mod players;
@@ -100,7 +101,9 @@ pub fn routes(config: &mut ServiceConfig) {
                 .service(bots::remove_bot)
                 .service(bots::back)
                 .service(games::game_events)
-                .service(stream::game_stream),
+                .service(stream::game_stream)
+                .service(hints::get_hint)
+                .service(hints::get_deal_analysis),
         );
 }
 
