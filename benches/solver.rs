@@ -50,7 +50,7 @@ fn distribution() {
     }
     let mut rng = StdRng::seed_from_u64(2026);
     // SOLVER_RELATIVE=0: without the rest-of-deal search, for comparison.
-    let relative = std::env::var("SOLVER_RELATIVE").map_or(true, |v| v != "0");
+    let relative = std::env::var("SOLVER_RELATIVE").as_deref() != Ok("0");
     let mut solver = Solver::with_techniques(Techniques {
         relative,
         ..Techniques::default()

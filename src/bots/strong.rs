@@ -11,18 +11,12 @@ use crate::table::view::GameView;
 
 use super::Player;
 
-/// The `strong` Klaverjassen player.
+/// The `strong` Klaverjassen player (`StrongPlayer::default()`: the default
+/// budget).
+#[derive(Default)]
 pub struct StrongPlayer {
     /// The thinking budget of each decision.
     pub budget: Budget,
-}
-
-impl Default for StrongPlayer {
-    fn default() -> StrongPlayer {
-        StrongPlayer {
-            budget: Budget::default(),
-        }
-    }
 }
 
 impl Player for StrongPlayer {
