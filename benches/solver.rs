@@ -6,7 +6,8 @@
 //! 1,000 random deals and trumps (median, 99th percentile, maximum, nodes per
 //! second), then the strong player's decision time at its default budget
 //! over 10,000 random positions (`STRONG_POSITIONS=N` for another count;
-//! `SOLVER_DEALS=N` for the deal count), then criterion's figures.
+//! `SOLVER_DEALS=N` for the deal count; `SOLVER_RELATIVE=0` turns the
+//! rest-of-deal search off), then criterion's figures.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -15,7 +16,7 @@ use criterion::{Criterion, criterion_group};
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::Suit;
 use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
-use kaarttafel::rules::klaverjassen::{Match, Move, Options, Position, Solver};
+use kaarttafel::rules::klaverjassen::{Match, Move, Options, Position, Solver, Techniques};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -48,7 +49,12 @@ fn distribution() {
         return;
     }
     let mut rng = StdRng::seed_from_u64(2026);
-    let mut solver = Solver::new();
+    // SOLVER_RELATIVE=0: without the rest-of-deal search, for comparison.
+    let relative = std::env::var("SOLVER_RELATIVE").as_deref() != Ok("0");
+    let mut solver = Solver::with_techniques(Techniques {
+        relative,
+        ..Techniques::default()
+    });
     for (label, every_card) in [("value", false), ("every card", true)] {
         let mut times = Vec::with_capacity(deals);
         let nodes_before = solver.nodes();
@@ -140,8 +146,9 @@ fn strong_decisions() {
     }
     let total = started.elapsed().as_secs_f64();
     times.sort_by(f64::total_cmp);
+    let over = times.iter().filter(|ms| **ms > 250.0).count();
     println!(
-        "strong player, default budget, {positions} random positions: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({}), {:.1} decisions/s",
+        "strong player, default budget, {positions} random positions: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({}), {over} over 250 ms, {:.1} decisions/s",
         percentile(&times, 0.5),
         percentile(&times, 0.99),
         slowest.0,

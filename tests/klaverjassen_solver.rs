@@ -6,8 +6,8 @@
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::{Card, Suit};
 use kaarttafel::rules::klaverjassen::{
-    BySeat, ByTeam, CardSet, LAST_TRICK, Match, Move, Options, Position, RevokeMode, Solver, Team,
-    Techniques, card_points, legal_cards, roem, score_deal, trick_winner,
+    BySeat, ByTeam, CardSet, LAST_TRICK, Limits, Match, Move, Options, Position, RevokeMode,
+    Solver, Team, Techniques, card_points, legal_cards, roem, score_deal, trick_winner,
 };
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -267,6 +267,7 @@ fn values_do_not_depend_on_the_order_in_which_cards_are_searched() {
         merge: false,
         bounds: false,
         ordering: false,
+        relative: false,
     });
     for _ in 0..100 {
         let position = random_position(&mut rng, RevokeMode::Enforced, 4);
@@ -308,4 +309,59 @@ fn team_values_convert_between_perspectives() {
     assert_eq!(solution.value_for(Team::A), 42);
     assert_eq!(solution.value_for(Team::B), -42);
     let _ = ByTeam::new(0, 0);
+}
+
+#[test]
+fn the_rest_of_deal_search_gives_the_same_values_as_the_search_on_the_whole_score() {
+    let mut rng = StdRng::seed_from_u64(6);
+    let mut relative = Solver::new();
+    let mut absolute = Solver::with_techniques(Techniques {
+        relative: false,
+        ..Techniques::default()
+    });
+    for case in 0..150 {
+        let mode = if case % 3 == 0 {
+            RevokeMode::Club
+        } else {
+            RevokeMode::Enforced
+        };
+        let position = random_position(&mut rng, mode, 5 + case as u32 % 2);
+        assert_eq!(
+            relative.solve(&position),
+            absolute.solve(&position),
+            "{position:?}"
+        );
+    }
+}
+
+#[test]
+fn a_solve_that_reaches_its_limits_gives_up_and_the_next_solve_is_exact() {
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut solver = Solver::new();
+    let mut fresh = Solver::new();
+    for _ in 0..20 {
+        let position = random_position(&mut rng, RevokeMode::Enforced, 6);
+        let limits = Limits {
+            nodes: 50,
+            deadline: None,
+        };
+        let before = solver.nodes();
+        assert_eq!(solver.solve_within(&position, limits), None);
+        assert!(solver.nodes() - before <= 50 + 8, "stops at the limit");
+        assert_eq!(solver.value_within(&position, limits), None);
+        let past = Limits {
+            nodes: u64::MAX,
+            deadline: Some(std::time::Instant::now()),
+        };
+        // A deadline already past: given up at the first look at the clock,
+        // or done before it.
+        if let Some(solution) = solver.solve_within(&position, past) {
+            assert_eq!(solution, fresh.solve(&position));
+        }
+        assert_eq!(solver.solve(&position), fresh.solve(&position));
+        assert_eq!(
+            solver.solve_within(&position, Limits::NONE),
+            Some(fresh.solve(&position))
+        );
+    }
 }

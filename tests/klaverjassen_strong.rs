@@ -20,10 +20,7 @@ fn cards(codes: &str) -> CardSet {
 }
 
 /// Small, so a debug build plays whole deals quickly.
-const SMALL: Budget = Budget {
-    samples: 2,
-    nodes: 200_000,
-};
+const SMALL: Budget = Budget::counted(2, 200_000);
 
 /// Decides from the view only: the player's signature takes a `View`, never
 /// the `Match`.
@@ -116,7 +113,11 @@ fn two_deals_that_agree_on_everything_the_seat_knows_get_the_same_decision() {
         second.view_for(Some(Seat(0)))
     );
     for seed in 0..3 {
-        let budget = Budget::default();
+        // The default budget without its clock, so both runs do the same work.
+        let budget = Budget {
+            time: None,
+            ..Budget::default()
+        };
         let view_a = first.view_for(Some(Seat(0)));
         let view_b = second.view_for(Some(Seat(0)));
         let a = decide(
@@ -178,7 +179,57 @@ fn the_strong_player_names_trump_from_its_own_hand() {
     let mut rng = StdRng::seed_from_u64(3);
     let game = Match::from_hands(Options::default(), fixed_hands());
     let view = game.view_for(Some(Seat(0)));
-    let decision = decide(Seat(0), &view, &game.legal_moves(Seat(0)), SMALL, &mut rng).unwrap();
+    // Enough nodes for two samples of four whole-deal solves.
+    let budget = Budget::counted(2, 50_000_000);
+    let decision = decide(Seat(0), &view, &game.legal_moves(Seat(0)), budget, &mut rng).unwrap();
     assert_eq!(decision.values.len(), 4);
     assert!(matches!(decision.chosen, Move::ChooseTrump { .. }));
+}
+
+#[test]
+fn a_node_budget_drops_the_unfinished_sample_and_decides_from_those_completed() {
+    let game = after(fixed_hands(), RevokeMode::Enforced, &[(0, "7C")]);
+    let seat = Seat(1);
+    let view = game.view_for(Some(seat));
+    let legal = game.legal_moves(seat);
+    let run = |budget: Budget| {
+        decide(seat, &view, &legal, budget, &mut StdRng::seed_from_u64(4)).unwrap()
+    };
+    // Too few nodes for even one sample: a legal move, no values.
+    let starved = run(Budget::counted(32, 10));
+    assert_eq!(starved.samples, 0);
+    assert!(starved.values.is_empty());
+    assert!(legal.contains(&starved.chosen));
+    // A budget that runs out part-way: fewer samples than allowed, and the
+    // same decision every time (node counts, not the clock).
+    let full = run(Budget::counted(8, u64::MAX));
+    assert_eq!(full.samples, 8);
+    let partial = run(Budget::counted(8, 40_000));
+    assert!(partial.samples < 8, "{}", partial.samples);
+    assert_eq!(partial, run(Budget::counted(8, 40_000)));
+    assert!(legal.contains(&partial.chosen));
+}
+
+#[test]
+fn a_time_budget_is_kept_even_when_it_is_tiny() {
+    let game = Match::from_hands(Options::default(), fixed_hands());
+    let view = game.view_for(Some(Seat(0)));
+    let legal = game.legal_moves(Seat(0));
+    let budget = Budget {
+        samples: 1_000,
+        nodes: u64::MAX,
+        time: Some(std::time::Duration::ZERO),
+    };
+    let decision = decide(
+        Seat(0),
+        &view,
+        &legal,
+        budget,
+        &mut StdRng::seed_from_u64(5),
+    )
+    .unwrap();
+    // The clock is read every few thousand nodes, so at most a sliver of a
+    // sample completes; never the thousand samples allowed.
+    assert!(decision.samples < 1_000);
+    assert!(legal.contains(&decision.chosen));
 }

@@ -9,23 +9,33 @@
 //! ```
 //! Players: `basic`, `strong` (whatever `player_for` maps it to), `random`.
 //!
+//! `strong` thinks at its default budget (at most 200 ms a decision), which
+//! depends on the machine's speed. `--samples S --nodes N` give it a budget
+//! of counts only (`Budget::counted`), so a run is reproducible:
+//! ```sh
+//! cargo run --release --bin tournament -- --deals 2000 --samples 32 --nodes 2000000 strong basic
+//! ```
+//!
 //! Potverteren (`--game potverteren`, see [`potverteren`]):
 //! ```sh
 //! cargo run --release --bin tournament -- --game potverteren --rounds 20000 strong basic
 //! ```
 
+use kaarttafel::bots::strong::StrongPlayer;
 use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
 use kaarttafel::rules::Seat;
+use kaarttafel::rules::klaverjassen::strong::Budget;
 use kaarttafel::rules::klaverjassen::{self, Match, Team};
 use kaarttafel::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use uuid::Uuid;
 
-fn player(name: &str) -> Box<dyn Player> {
-    match name {
-        "random" => Box::new(RandomPlayer),
-        other => player_for(
+fn player(name: &str, budget: Option<Budget>) -> Box<dyn Player> {
+    match (name, budget) {
+        ("random", _) => Box::new(RandomPlayer),
+        ("strong", Some(budget)) => Box::new(StrongPlayer { budget }),
+        (other, _) => player_for(
             GameKind::Klaverjassen,
             Level::parse(other).unwrap_or_else(|| panic!("unknown player {other}")),
         ),
@@ -83,6 +93,14 @@ fn play_deal(
     row.score[Team::A] - row.score[Team::B]
 }
 
+/// The mean of `diffs` and the half-width of its 95% confidence interval.
+fn mean_and_half_width(diffs: &[f64]) -> (f64, f64) {
+    let count = diffs.len() as f64;
+    let mean = diffs.iter().sum::<f64>() / count;
+    let variance = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (count - 1.0);
+    (mean, 1.96 * (variance / count).sqrt())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args
@@ -94,10 +112,17 @@ fn main() {
     }
     let mut deals = 2000usize;
     let mut names = Vec::new();
+    let (mut samples, mut nodes) = (None, None);
     let mut i = 0;
     while i < args.len() {
         if args[i] == "--deals" {
             deals = args[i + 1].parse().expect("--deals N");
+            i += 2;
+        } else if args[i] == "--samples" {
+            samples = Some(args[i + 1].parse::<u32>().expect("--samples S"));
+            i += 2;
+        } else if args[i] == "--nodes" {
+            nodes = Some(args[i + 1].parse::<u64>().expect("--nodes N"));
             i += 2;
         } else {
             names.push(args[i].clone());
@@ -106,7 +131,15 @@ fn main() {
     }
     let first = names.first().map_or("basic", String::as_str).to_owned();
     let second = names.get(1).map_or("random", String::as_str).to_owned();
-    let (a, b) = (player(&first), player(&second));
+    let budget = (samples.is_some() || nodes.is_some()).then(|| {
+        let default = Budget::default();
+        Budget::counted(
+            samples.unwrap_or(default.samples),
+            nodes.unwrap_or(default.nodes),
+        )
+    });
+    let (a, b) = (player(&first, budget), player(&second, budget));
+    let started = std::time::Instant::now();
     let mut diffs = Vec::with_capacity(deals);
     for n in 0..deals {
         let mut deck_rng = StdRng::seed_from_u64(n as u64);
@@ -117,15 +150,23 @@ fn main() {
         let mut rng = StdRng::seed_from_u64(2_000_000 + n as u64);
         let swapped = -play_deal(hands, b.as_ref(), a.as_ref(), &mut rng);
         diffs.push(f64::from(straight + swapped) / 2.0);
+        if (n + 1) % 100 == 0 {
+            let (mean, half) = mean_and_half_width(&diffs);
+            eprintln!(
+                "{} deals: {mean:+.1} (95% CI {:+.1} to {:+.1}), {:.0} s",
+                n + 1,
+                mean - half,
+                mean + half,
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
-    let count = diffs.len() as f64;
-    let mean = diffs.iter().sum::<f64>() / count;
-    let variance = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (count - 1.0);
-    let half = 1.96 * (variance / count).sqrt();
+    let (mean, half) = mean_and_half_width(&diffs);
     println!(
-        "{first} vs {second}: {deals} deals in duplicate; {first}'s team scores {mean:+.1} points per deal more (95% CI {:+.1} to {:+.1})",
+        "{first} vs {second}: {deals} deals in duplicate; {first}'s team scores {mean:+.1} points per deal more (95% CI {:+.1} to {:+.1}); {:.0} s",
         mean - half,
-        mean + half
+        mean + half,
+        started.elapsed().as_secs_f64()
     );
 }
 
@@ -239,10 +280,7 @@ mod potverteren {
             let without = play_table(seed, seat, b.as_ref(), b.as_ref());
             diffs.push((with - without) as f64 / f64::from(ROUNDS_PER_TABLE));
         }
-        let count = diffs.len() as f64;
-        let mean = diffs.iter().sum::<f64>() / count;
-        let variance = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (count - 1.0);
-        let half = 1.96 * (variance / count).sqrt();
+        let (mean, half) = super::mean_and_half_width(&diffs);
         println!(
             "potverteren {first} vs {second}: {} rounds in duplicate ({tables} tables of {ROUNDS_PER_TABLE} rounds, 5 seats, auction); {first} in one seat wins {mean:+.3} chips per round more than {second} in that seat with the same cards (95% CI {:+.3} to {:+.3})",
             tables * ROUNDS_PER_TABLE,

@@ -9,6 +9,7 @@
 pub mod klaverjassen;
 pub mod potverteren;
 pub mod potverteren_strong;
+pub mod strong;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -22,8 +23,8 @@ use crate::table::{GameKind, Move};
 pub enum Level {
     /// A sound rule-based player with a club player's habits.
     Basic,
-    /// The strongest player available. Until an exact player lands it plays
-    /// as `basic` (see docs/bots.md).
+    /// The strongest player available: at Klaverjassen the exact-solver
+    /// player (docs/solver.md); at Potverteren, for now, as `basic`.
     Strong,
 }
 
@@ -58,12 +59,11 @@ pub trait Player: Send + Sync {
 }
 
 /// The player of `level` for `kind`. `strong` maps to the strongest player
-/// there is, today the basic one.
+/// there is.
 pub fn player_for(kind: GameKind, level: Level) -> Box<dyn Player> {
     match (kind, level) {
-        (GameKind::Klaverjassen, Level::Basic | Level::Strong) => {
-            Box::new(klaverjassen::BasicPlayer)
-        }
+        (GameKind::Klaverjassen, Level::Basic) => Box::new(klaverjassen::BasicPlayer),
+        (GameKind::Klaverjassen, Level::Strong) => Box::new(strong::StrongPlayer::default()),
         (GameKind::Potverteren, Level::Basic) => Box::new(potverteren::BasicPlayer),
         (GameKind::Potverteren, Level::Strong) => Box::new(potverteren_strong::StrongPlayer),
     }

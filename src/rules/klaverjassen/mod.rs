@@ -29,6 +29,6 @@ pub use options::{OptionError, Options, RevokeMode};
 pub use play_rules::{card_points, legal_cards, refusal, trick_winner};
 pub use roem::roem;
 pub use scoring::{DealScore, LAST_TRICK, punishment, score_deal};
-pub use solver::{Position, Solution, Solver, Techniques, for_team};
+pub use solver::{Limits, Position, Solution, Solver, Techniques, for_team};
 pub use team::{BySeat, ByTeam, Team};
 pub use view::View;

@@ -23,6 +23,8 @@
 //!   trump 7 8) next to each other in rank order, counting only the cards
 //!   still in play, are one move when neither can still make roem.
 
+use std::time::Instant;
+
 use crate::rules::Seat;
 use crate::rules::cards::{Card, Suit};
 
@@ -30,7 +32,7 @@ use super::cardset::{CardSet, card_at};
 use super::game::{Match, Phase};
 use super::play_rules::{card_points, legal_cards, set_points, strength, winner_of};
 use super::roem::roem;
-use super::scoring::{LAST_TRICK, score_deal};
+use super::scoring::{DEAL_POINTS, LAST_TRICK, PIT_BONUS, score_deal};
 use super::team::{BySeat, ByTeam, Team};
 
 /// A position to solve: every hand open, the trick in progress and the score
@@ -259,6 +261,12 @@ impl State {
     }
 }
 
+/// Team A's lead in card points and roem so far.
+#[inline]
+fn margin(state: &State) -> i32 {
+    state.points[0] + state.roem[0] - state.points[1] - state.roem[1]
+}
+
 /// The score sheet's difference, team A minus team B.
 #[inline]
 fn score(playing: Team, points: [i32; 2], roem: [i32; 2], taken: [u8; 2]) -> i32 {
@@ -344,6 +352,10 @@ pub struct Techniques {
     pub bounds: bool,
     /// Order moves by the heuristics (else in card order).
     pub ordering: bool,
+    /// Answer each zero-window probe, where the score sheet allows, by a
+    /// search on the value of the rest of the deal alone, whose table
+    /// entries do not depend on the score so far (docs/solver.md).
+    pub relative: bool,
 }
 
 impl Default for Techniques {
@@ -353,9 +365,31 @@ impl Default for Techniques {
             merge: true,
             bounds: true,
             ordering: true,
+            relative: true,
         }
     }
 }
+
+/// Limits on one solve: it gives up (returns `None`) once it has searched
+/// `nodes` nodes or the clock passes `deadline`, whichever comes first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// At most this many nodes for the call (`u64::MAX`: no limit).
+    pub nodes: u64,
+    /// Give up at this instant (`None`: no deadline).
+    pub deadline: Option<Instant>,
+}
+
+impl Limits {
+    /// No limit: the solve always completes.
+    pub const NONE: Limits = Limits {
+        nodes: u64::MAX,
+        deadline: None,
+    };
+}
+
+/// How many nodes pass between two looks at the clock.
+const CLOCK_EVERY: u64 = 2_048;
 
 /// A reusable solver: it owns the transposition table, so solving many
 /// positions in a row allocates nothing. Not thread-safe; make one per
@@ -368,6 +402,12 @@ pub struct Solver {
     techniques: Techniques,
     trump: Suit,
     playing: Team,
+    /// The node count at which the solve in progress gives up.
+    stop_at: u64,
+    /// The node count at which to look at the clock next.
+    clock_at: u64,
+    deadline: Option<Instant>,
+    aborted: bool,
 }
 
 impl Default for Solver {
@@ -393,6 +433,10 @@ impl Solver {
             techniques,
             trump: Suit::Clubs,
             playing: Team::A,
+            stop_at: u64::MAX,
+            clock_at: u64::MAX,
+            deadline: None,
+            aborted: false,
         }
     }
 
@@ -402,7 +446,7 @@ impl Solver {
         self.nodes
     }
 
-    fn start(&mut self, position: &Position) {
+    fn start(&mut self, position: &Position, limits: Limits) {
         self.trump = position.trump;
         self.playing = position.playing_team;
         self.generation = self.generation.wrapping_add(1);
@@ -410,18 +454,61 @@ impl Solver {
             self.table.fill(Entry::default());
             self.generation = 1;
         }
+        self.stop_at = self.nodes.saturating_add(limits.nodes);
+        self.deadline = limits.deadline;
+        self.clock_at = if limits.deadline.is_some() {
+            self.nodes + CLOCK_EVERY
+        } else {
+            u64::MAX
+        };
+        self.aborted = false;
+    }
+
+    /// Whether the solve in progress must give up (its limits are reached).
+    #[inline]
+    fn out_of_budget(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if self.nodes >= self.stop_at {
+            self.aborted = true;
+        } else if self.nodes >= self.clock_at {
+            self.clock_at = self.nodes + CLOCK_EVERY;
+            if self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+            {
+                self.aborted = true;
+            }
+        }
+        self.aborted
     }
 
     /// The value of `position` under best play (team A minus team B).
     pub fn value(&mut self, position: &Position) -> i32 {
-        self.start(position);
+        self.value_within(position, Limits::NONE)
+            .expect("a solve without limits completes")
+    }
+
+    /// [`Solver::value`] within `limits`: `None` when they are reached
+    /// first.
+    pub fn value_within(&mut self, position: &Position, limits: Limits) -> Option<i32> {
+        self.start(position, limits);
         let state = State::from_position(position);
-        self.mtdf(&state, 0)
+        let value = self.mtdf(&state, 0);
+        (!self.aborted).then_some(value)
     }
 
     /// The value of `position` and of every card the seat to play may play.
     pub fn solve(&mut self, position: &Position) -> Solution {
-        self.start(position);
+        self.solve_within(position, Limits::NONE)
+            .expect("a solve without limits completes")
+    }
+
+    /// [`Solver::solve`] within `limits`: `None` when they are reached
+    /// first.
+    pub fn solve_within(&mut self, position: &Position, limits: Limits) -> Option<Solution> {
+        self.start(position, limits);
         let state = State::from_position(position);
         let seat = state.mover();
         let maximising = team_index(seat) == 0;
@@ -435,6 +522,9 @@ impl Solver {
             let child = state.play(u32::from(index), self.trump);
             self.nodes += 1;
             let value = self.mtdf(&child, guess);
+            if self.aborted {
+                return None;
+            }
             guess = value;
             for member in self.group_of(&state, legal, u32::from(index)) {
                 values[member as usize] = value;
@@ -449,13 +539,13 @@ impl Solver {
             .iter()
             .map(|card| (card, values[card_index(card) as usize]))
             .collect();
-        Solution { value: best, cards }
+        Some(Solution { value: best, cards })
     }
 
     fn mtdf(&mut self, state: &State, guess: i32) -> i32 {
         let (mut lower, mut upper) = (-INF, INF);
         let mut value = guess;
-        while lower < upper {
+        while lower < upper && !self.aborted {
             let beta = if value == lower { value + 1 } else { value };
             value = self.search(state, beta - 1, beta);
             if value < beta {
@@ -529,6 +619,15 @@ impl Solver {
     }
 
     fn search(&mut self, state: &State, mut alpha: i32, mut beta: i32) -> i32 {
+        if self.out_of_budget() {
+            return 0;
+        }
+        if self.techniques.relative
+            && alpha + 1 == beta
+            && let Some(value) = self.relative_probe(state, beta)
+        {
+            return value;
+        }
         let trump = self.trump;
         let mut table_move = None;
         let mut slot = usize::MAX;
@@ -586,6 +685,9 @@ impl Solver {
             let child = state.play(u32::from(index), trump);
             self.nodes += 1;
             let value = self.search(&child, alpha, beta);
+            if self.aborted {
+                return 0;
+            }
             if maximising {
                 if value > best {
                     best = value;
@@ -603,7 +705,7 @@ impl Solver {
                 break;
             }
         }
-        if slot != usize::MAX {
+        if slot != usize::MAX && !self.aborted {
             let mut lower = if best > start_alpha { best } else { -INF };
             let mut upper = if best < start_beta { best } else { INF };
             let entry = &mut self.table[slot];
@@ -620,6 +722,180 @@ impl Solver {
             };
         }
         best
+    }
+
+    /// A zero-window probe of "is the final value at least `beta`?"
+    /// answered by a search on the rest of the deal alone, when the score
+    /// sheet allows it; `None` when it does not (the probe is about how much
+    /// roem a team that goes nat concedes).
+    ///
+    /// In the playing team's terms, with `m0` its lead in points and roem so
+    /// far and `g` what the rest of the deal adds to that lead (the pit
+    /// bonus included): the deal is not nat exactly when `m0 + g > 0`, and
+    /// is then worth `m0 + g`; nat is worth `-(162 + all roem)`, below every
+    /// value that is not nat. So for a threshold `b` above
+    /// `-(162 + roem so far)`, "final at least `b`" is exactly
+    /// "`g` at least `max(b - m0, 1 - m0)`", a question about the rest
+    /// alone, whose table entries any path to the same cards shares.
+    fn relative_probe(&mut self, state: &State, beta: i32) -> Option<i32> {
+        let sign = if self.playing == Team::A { 1 } else { -1 };
+        let m0 = sign * margin(state);
+        let r0 = state.roem[0] + state.roem[1];
+        // The playing team's threshold: for team B playing, "A at least
+        // beta" is "B not at least 1 - beta".
+        let b = if sign == 1 { beta } else { 1 - beta };
+        if b <= -(DEAL_POINTS + r0) {
+            return None;
+        }
+        let target = (b - m0).max(1 - m0);
+        let rest = if sign == 1 {
+            self.rest(state, target - 1, target)
+        } else {
+            -self.rest(state, -target, -target + 1)
+        };
+        // A fail-soft bound on the playing team's final value.
+        let bound = if rest > -m0 {
+            m0 + rest
+        } else {
+            -(DEAL_POINTS + r0)
+        };
+        Some(sign * bound)
+    }
+
+    /// What the rest of the deal adds to team A's lead in points and roem
+    /// (the pit bonus included, negative for team B's pit): fail-soft
+    /// alpha-beta on an additive value, so the table key is the cards still
+    /// out, the leader and whether pit is still possible.
+    fn rest(&mut self, state: &State, mut alpha: i32, mut beta: i32) -> i32 {
+        if self.out_of_budget() {
+            return 0;
+        }
+        let trump = self.trump;
+        let mut table_move = None;
+        let mut slot = usize::MAX;
+        let mut key = 0;
+        let pit_open = state.taken[1 - self.playing_index()] == 0;
+        if state.len == 0 {
+            let remaining = state.remaining();
+            if remaining == 0 {
+                return self.pit_bonus(pit_open);
+            }
+            if remaining.count_ones() == 4 {
+                let mut last = *state;
+                for _ in 0..4 {
+                    let seat = usize::from(last.mover());
+                    last = last.play(last.hands[seat].trailing_zeros(), trump);
+                }
+                self.nodes += 4;
+                let pit = state.taken[1 - self.playing_index()] == 0
+                    && last.taken[1 - self.playing_index()] == 0;
+                return margin(&last) - margin(state) + self.pit_bonus(pit);
+            }
+            if self.techniques.bounds {
+                let most = set_points(CardSet::from_bits(remaining), trump)
+                    + LAST_TRICK
+                    + roem_bound(remaining, trump);
+                let pit = if pit_open { PIT_BONUS } else { 0 };
+                let (lower, upper) = if self.playing == Team::A {
+                    (-most, most + pit)
+                } else {
+                    (-most - pit, most)
+                };
+                if lower >= beta {
+                    return lower;
+                }
+                if upper <= alpha {
+                    return upper;
+                }
+            }
+            if self.techniques.table {
+                key = u64::from(remaining)
+                    | u64::from(state.leader) << 32
+                    | u64::from(pit_open) << 34
+                    | 1 << 63;
+                slot = self.slot(key);
+                let entry = self.table[slot];
+                if entry.generation == self.generation && entry.key == key {
+                    let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+                    if lower >= beta {
+                        return lower;
+                    }
+                    if upper <= alpha {
+                        return upper;
+                    }
+                    alpha = alpha.max(lower);
+                    beta = beta.min(upper);
+                    table_move = Some(u32::from(entry.best));
+                }
+            }
+        }
+        let legal = state.legal(trump);
+        let mut moves = [0u8; 8];
+        let count = self.moves(state, legal, table_move, &mut moves);
+        let maximising = team_index(state.mover()) == 0;
+        let mut best = if maximising { -INF } else { INF };
+        let mut best_move = moves[0];
+        let (start_alpha, start_beta) = (alpha, beta);
+        let here = margin(state);
+        for &index in &moves[..count] {
+            let child = state.play(u32::from(index), trump);
+            self.nodes += 1;
+            let gain = margin(&child) - here;
+            let value = gain + self.rest(&child, alpha - gain, beta - gain);
+            if self.aborted {
+                return 0;
+            }
+            if maximising {
+                if value > best {
+                    best = value;
+                    best_move = index;
+                }
+                alpha = alpha.max(value);
+            } else {
+                if value < best {
+                    best = value;
+                    best_move = index;
+                }
+                beta = beta.min(value);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        if slot != usize::MAX && !self.aborted {
+            let mut lower = if best > start_alpha { best } else { -INF };
+            let mut upper = if best < start_beta { best } else { INF };
+            let entry = &mut self.table[slot];
+            if entry.generation == self.generation && entry.key == key {
+                lower = lower.max(i32::from(entry.lower));
+                upper = upper.min(i32::from(entry.upper));
+            }
+            *entry = Entry {
+                key,
+                lower: lower as i16,
+                upper: upper as i16,
+                generation: self.generation,
+                best: best_move,
+            };
+        }
+        best
+    }
+
+    /// Team index of the playing team.
+    #[inline]
+    fn playing_index(&self) -> usize {
+        if self.playing == Team::A { 0 } else { 1 }
+    }
+
+    /// The pit bonus in team A's terms, when `pit` (the defenders took no
+    /// trick in the whole deal).
+    #[inline]
+    fn pit_bonus(&self, pit: bool) -> i32 {
+        match (pit, self.playing) {
+            (false, _) => 0,
+            (true, Team::A) => PIT_BONUS,
+            (true, Team::B) => -PIT_BONUS,
+        }
     }
 
     /// The cards of `legal` equivalent to the card at `index` (itself

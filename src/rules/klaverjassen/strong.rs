@@ -18,6 +18,9 @@
 //! prove it (the seat later played a card it cannot have held then), and
 //! never revokes itself.
 
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
+
 use rand::Rng;
 use rand::seq::SliceRandom;
 
@@ -29,30 +32,65 @@ use super::game::Phase;
 use super::history::{CompletedTrick, PlayedCard};
 use super::moves::Move;
 use super::play_rules::{legal_cards, set_points};
-use super::solver::{Position, Solver, for_team};
+use super::solver::{Limits, Position, Solver, for_team};
 use super::team::{BySeat, ByTeam, Team};
 use super::view::View;
 
-/// How much thinking one decision may use: deterministic counts, so the same
-/// view, budget and random seed always give the same decision.
+/// How much thinking one decision may use. `samples` and `nodes` are
+/// counts, so with `time: None` the same view, budget and random seed always
+/// give the same decision; `time` bounds the wall-clock time as well.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     /// At most this many sampled deals per decision.
     pub samples: u32,
-    /// Stop sampling once the solver has searched this many nodes for the
-    /// decision (after at least one sample per choice).
+    /// At most this many solver nodes per decision: the sample being solved
+    /// when they run out is dropped, and the decision uses the samples
+    /// completed before it.
     pub nodes: u64,
+    /// At most this much wall-clock time per decision, enforced the same
+    /// way (`None`: counts only, reproducible).
+    pub time: Option<Duration>,
 }
 
+/// The default time bound of one decision (docs/solver.md).
+pub const DEFAULT_TIME: Duration = Duration::from_millis(200);
+
 impl Default for Budget {
-    /// Calibrated so the slowest decision found takes well under 250 ms on
-    /// one core of the build machine in release (docs/benchmarks.md).
+    /// 32 samples, 2 million nodes and 200 ms, whichever runs out first
+    /// (docs/solver.md, docs/benchmarks.md).
     fn default() -> Budget {
         Budget {
             samples: 32,
-            nodes: 1_500_000,
+            nodes: 2_000_000,
+            time: Some(DEFAULT_TIME),
         }
     }
+}
+
+impl Budget {
+    /// A budget of counts only (no clock): reproducible decisions.
+    pub const fn counted(samples: u32, nodes: u64) -> Budget {
+        Budget {
+            samples,
+            nodes,
+            time: None,
+        }
+    }
+
+    /// The solver limits for the next sample of a decision that started at
+    /// `started` and has used `used` nodes so far.
+    fn limits(&self, started: Instant, used: u64) -> Limits {
+        Limits {
+            nodes: self.nodes.saturating_sub(used),
+            deadline: self.time.map(|time| started + time),
+        }
+    }
+}
+
+thread_local! {
+    /// One solver (and its 4 MiB table) per thread, reused by every
+    /// decision the thread makes.
+    static SOLVER: RefCell<Solver> = RefCell::new(Solver::new());
 }
 
 /// A decision and what it is based on.
@@ -353,28 +391,39 @@ fn choose_trump<R: Rng + ?Sized>(
         })
         .collect();
     let team = Team::of(seat);
-    let mut solver = Solver::new();
+    let started = Instant::now();
     let mut sums = vec![0f64; suits.len()];
     let mut samples = 0;
-    while samples < budget.samples.max(1) {
-        let hands = sample_deal(seat, view, &[], None, rng);
-        for (sum, suit) in sums.iter_mut().zip(&suits) {
-            let position = Position {
-                hands,
-                trump: *suit,
-                playing_team: team,
-                leader: seat,
-                trick: Vec::new(),
-                card_points: ByTeam::default(),
-                roem: ByTeam::default(),
-                tricks_taken: ByTeam::default(),
-            };
-            *sum += f64::from(for_team(solver.value(&position), team));
+    SOLVER.with_borrow_mut(|solver| {
+        let first = solver.nodes();
+        'sampling: while samples < budget.samples.max(1) {
+            let hands = sample_deal(seat, view, &[], None, rng);
+            let mut values = Vec::with_capacity(suits.len());
+            for suit in &suits {
+                let position = Position {
+                    hands,
+                    trump: *suit,
+                    playing_team: team,
+                    leader: seat,
+                    trick: Vec::new(),
+                    card_points: ByTeam::default(),
+                    roem: ByTeam::default(),
+                    tricks_taken: ByTeam::default(),
+                };
+                let limits = budget.limits(started, solver.nodes() - first);
+                let Some(value) = solver.value_within(&position, limits) else {
+                    break 'sampling;
+                };
+                values.push(f64::from(for_team(value, team)));
+            }
+            for (sum, value) in sums.iter_mut().zip(values) {
+                *sum += value;
+            }
+            samples += 1;
         }
-        samples += 1;
-        if solver.nodes() >= budget.nodes {
-            break;
-        }
+    });
+    if samples == 0 {
+        return fallback(legal);
     }
     let values: Vec<(Move, f64)> = suits
         .iter()
@@ -415,34 +464,40 @@ fn play_card<R: Rng + ?Sized>(
         Some(open) => (open.leader, open.cards.iter().map(|p| p.card).collect()),
         None => (seat, Vec::new()),
     };
-    let mut solver = Solver::new();
+    let started = Instant::now();
     let mut sums = vec![0f64; cards.len()];
     let mut samples = 0;
-    while samples < budget.samples.max(1) {
-        let hands = sample_deal(seat, view, &tricks, Some(trump), rng);
-        let position = Position {
-            hands,
-            trump,
-            playing_team,
-            leader,
-            trick: trick.clone(),
-            card_points,
-            roem: view.roem,
-            tricks_taken: view.tricks_taken,
-        };
-        let solution = solver.solve(&position);
-        for (sum, card) in sums.iter_mut().zip(&cards) {
-            let value = solution
-                .cards
-                .iter()
-                .find(|(c, _)| c == card)
-                .map_or(0, |(_, v)| *v);
-            *sum += f64::from(for_team(value, team));
+    SOLVER.with_borrow_mut(|solver| {
+        let first = solver.nodes();
+        while samples < budget.samples.max(1) {
+            let hands = sample_deal(seat, view, &tricks, Some(trump), rng);
+            let position = Position {
+                hands,
+                trump,
+                playing_team,
+                leader,
+                trick: trick.clone(),
+                card_points,
+                roem: view.roem,
+                tricks_taken: view.tricks_taken,
+            };
+            let limits = budget.limits(started, solver.nodes() - first);
+            let Some(solution) = solver.solve_within(&position, limits) else {
+                break;
+            };
+            for (sum, card) in sums.iter_mut().zip(&cards) {
+                let value = solution
+                    .cards
+                    .iter()
+                    .find(|(c, _)| c == card)
+                    .map_or(0, |(_, v)| *v);
+                *sum += f64::from(for_team(value, team));
+            }
+            samples += 1;
         }
-        samples += 1;
-        if solver.nodes() >= budget.nodes {
-            break;
-        }
+    });
+    if samples == 0 {
+        return fallback(legal);
     }
     let values = cards
         .iter()
@@ -450,6 +505,21 @@ fn play_card<R: Rng + ?Sized>(
         .map(|(card, sum)| (Move::Play { card: *card }, sum / f64::from(samples)))
         .collect();
     finish(values, samples)
+}
+
+/// When not one sample could be solved within the budget: the first legal
+/// move (cards in card order, suits in suit order), with no values.
+fn fallback(legal: &[Move]) -> Decision {
+    let chosen = legal
+        .iter()
+        .copied()
+        .find(|mv| matches!(mv, Move::Play { .. } | Move::ChooseTrump { .. }))
+        .unwrap_or(legal[0]);
+    Decision {
+        chosen,
+        values: Vec::new(),
+        samples: 0,
+    }
 }
 
 /// Picks the best average (the first in the table's order on a tie).
