@@ -358,6 +358,7 @@ mod tests {
     const SMALL: Budget = Budget {
         samples: 4,
         nodes: 300_000,
+        time: None,
     };
 
     fn seated(i: u8) -> SeatedPlayer {
