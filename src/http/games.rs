@@ -109,6 +109,7 @@ pub async fn create_game(
             .map_err(|e| refusal(&game, caller.id, e))?;
         bots.push((seat.0, bot));
     }
+    super::friends::assign_invite_code(&mut tx, &mut game).await?;
     let created_at = state.clock.now_micros();
     let due_at = game.schedule(created_at, created_at);
     let mut row = game_to_row(&game, created_at)?;
