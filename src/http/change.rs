@@ -271,7 +271,7 @@ pub async fn record_change(
         },
     )
     .await?;
-    super::friends::after_change(tx, game).await?;
+    super::friends::after_change(tx, state.store.backend(), game).await?;
     if state.store.backend() == Backend::Postgres {
         listen::announce(tx, game.id, game.version).await?;
     }

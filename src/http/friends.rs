@@ -17,19 +17,19 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::change::{
-    Event, SeatChange, after_commit, change_game, etag, idempotency_key, json_answer,
-    record_change, refusal, remember, replay, request_hash, seated_player, view_json,
+    Event, SeatChange, after_commit, etag, idempotency_key, json_answer, record_change, refusal,
+    remember, replay, request_hash, seated_player, view_json,
 };
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson};
-use super::games::{GameSummary, TakeSeat};
+use super::games::{GameSummary, TakeSeat, join_game};
 use super::players::NAME_MAX;
 use super::record::{game_from_row, game_to_row, system_rng};
 use crate::rules::Seat;
 use crate::rules::klaverjassen::Team;
 use crate::store::events::{self, EventRow};
 use crate::store::friends::{self as store, StatsRow};
-use crate::store::{Tx, games, players};
+use crate::store::{Backend, Tx, games, players};
 use crate::table::friends::{RESERVE_MICROS, Reservation, invite_code, normalise_code};
 use crate::table::view::GameView;
 use crate::table::{Game, GameKind, Options, Rules, Status, TableOptions};
@@ -45,14 +45,14 @@ pub fn release_reservations(game: &mut Game, now: i64) {
 /// Inside the transaction of every accepted change: a private table's
 /// code stops working once it is over, and a game that just finished
 /// counts, once, in its players' statistics and ratings.
-pub async fn after_change(tx: &mut Tx, game: &Game) -> Result<(), ApiError> {
+pub async fn after_change(tx: &mut Tx, backend: Backend, game: &Game) -> Result<(), ApiError> {
     if matches!(game.status, Status::Finished | Status::Abandoned)
         && game.friends.invite_code.is_some()
     {
         store::drop_invite_code(tx, game.id).await?;
     }
     if game.status == Status::Finished && store::mark_result(tx, game.id).await? {
-        record_results(tx, game).await?;
+        record_results(tx, backend, game).await?;
     }
     Ok(())
 }
@@ -85,27 +85,22 @@ struct SeatResult {
     chips: i64,
 }
 
-async fn record_results(tx: &mut Tx, game: &Game) -> Result<(), ApiError> {
+async fn record_results(tx: &mut Tx, backend: Backend, game: &Game) -> Result<(), ApiError> {
     let kind = game.kind.as_str();
     let players: Vec<Uuid> = game.seats.iter().flatten().map(|p| p.id).collect();
     if players.len() != game.seats.len() {
         return Ok(());
     }
-    let mut stats = Vec::with_capacity(players.len());
-    for &player in &players {
-        stats.push(store::stats(tx, player, kind).await?.unwrap_or(StatsRow {
-            player,
-            kind: kind.to_owned(),
-            played: 0,
-            won: 0,
-            drawn: 0,
-            points: 0,
-            deals: 0,
-            chips: 0,
-            rating: WengLinRating::new().rating,
-            uncertainty: WengLinRating::new().uncertainty,
-        }));
+    let fresh = WengLinRating::new();
+    let mut order = players.clone();
+    order.sort();
+    let mut locked = std::collections::HashMap::new();
+    for &player in &order {
+        let row =
+            store::lock_stats(tx, backend, player, kind, fresh.rating, fresh.uncertainty).await?;
+        locked.insert(player, row);
     }
+    let stats: Vec<StatsRow> = players.iter().filter_map(|p| locked.remove(p)).collect();
     let rating = |s: &StatsRow| WengLinRating {
         rating: s.rating,
         uncertainty: s.uncertainty,
@@ -351,19 +346,7 @@ pub async fn accept_invite(
             .insert_header((header::ETAG, etag(game.version)))
             .json(game.view_for(Some(caller.id))));
     }
-    let mut conn = state.store.acquire().await?;
-    let player = seated_player(&mut conn, caller).await?;
-    drop(conn);
-    change_game(&state, &req, caller, game.id, &body, None, |game| {
-        let seat = game.join(player, body.seat)?;
-        Ok(Event {
-            kind: "joined",
-            seat: Some(seat.0),
-            payload: serde_json::json!({"type": "joined", "seat": seat}),
-            seat_change: Some(SeatChange::Took(seat.0)),
-        })
-    })
-    .await
+    join_game(&state, &req, caller, game.id, body).await
 }
 
 // ------------------------------------------------------------ quick match
@@ -453,20 +436,7 @@ pub async fn quick_match(
             continue;
         }
         if game.seat_of(caller.id).is_some() {
-            let body = view_json(&game, caller.id)?;
-            let headers = [(header::ETAG.as_str(), etag(game.version))];
-            remember(
-                &mut tx,
-                caller.id,
-                key.as_deref(),
-                hash,
-                StatusCode::OK,
-                &headers,
-                &body,
-            )
-            .await?;
-            tx.commit().await?;
-            return Ok(json_answer(StatusCode::OK, headers).body(body));
+            return seated_answer(tx, &game, caller.id, key.as_deref(), hash).await;
         }
         release_reservations(&mut game, now);
         let Ok(seat) = game.join(player.clone(), None) else {
@@ -488,21 +458,9 @@ pub async fn quick_match(
             None,
         )
         .await?;
-        let body = view_json(&game, caller.id)?;
-        let headers = [(header::ETAG.as_str(), etag(game.version))];
-        remember(
-            &mut tx,
-            caller.id,
-            key.as_deref(),
-            hash,
-            StatusCode::OK,
-            &headers,
-            &body,
-        )
-        .await?;
-        tx.commit().await?;
+        let answer = seated_answer(tx, &game, caller.id, key.as_deref(), hash).await?;
         after_commit(&state, &game, &event, None);
-        return Ok(json_answer(StatusCode::OK, headers).body(body));
+        return Ok(answer);
     }
     let due_at = store_new_table(&mut tx, &mut fresh, caller.id, now).await?;
     let body = view_json(&fresh, caller.id)?;
@@ -525,6 +483,22 @@ pub async fn quick_match(
         state.notifier.work.notify_one();
     }
     Ok(json_answer(StatusCode::CREATED, headers).body(body))
+}
+
+/// Commits `tx` and answers 200 with `caller`'s view of `game`, kept for
+/// the caller's `Idempotency-Key`.
+async fn seated_answer(
+    mut tx: Tx,
+    game: &Game,
+    caller: Uuid,
+    key: Option<&str>,
+    hash: String,
+) -> Result<HttpResponse, ApiError> {
+    let body = view_json(game, caller)?;
+    let headers = [(header::ETAG.as_str(), etag(game.version))];
+    remember(&mut tx, caller, key, hash, StatusCode::OK, &headers, &body).await?;
+    tx.commit().await?;
+    Ok(json_answer(StatusCode::OK, headers).body(body))
 }
 
 // ---------------------------------------------------------------- rematch

@@ -122,20 +122,62 @@ pub struct StatsRow {
     pub uncertainty: f64,
 }
 
+/// Gives `player` a statistics row in `kind` (a new rating) if it has
+/// none, then locks it until the transaction ends (Postgres `FOR UPDATE`;
+/// a SQLite write transaction holds the file's lock), so games finishing
+/// at once on several instances count one after the other. Callers lock
+/// their players in one order (by id), so two never wait for each other.
+pub async fn lock_stats(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    player: Uuid,
+    kind: &str,
+    rating: f64,
+    uncertainty: f64,
+) -> Result<StatsRow, sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO player_stats (player_id, kind, played, won, drawn, points, deals, chips, rating, uncertainty) \
+         VALUES ($1, $2, 0, 0, 0, 0, 0, 0, $3, $4) ON CONFLICT (player_id, kind) DO NOTHING",
+    )
+    .bind(player.to_string())
+    .bind(kind)
+    .bind(rating)
+    .bind(uncertainty)
+    .execute(&mut *conn)
+    .await?;
+    let lock = backend == Backend::Postgres;
+    stats_row(conn, player, kind, lock)
+        .await?
+        .ok_or(sqlx::Error::RowNotFound)
+}
+
 /// `player`'s statistics in `kind`, if it finished a match of it.
 pub async fn stats(
     conn: &mut AnyConnection,
     player: Uuid,
     kind: &str,
 ) -> Result<Option<StatsRow>, sqlx::Error> {
-    let row = sqlx::query(
+    stats_row(conn, player, kind, false).await
+}
+
+async fn stats_row(
+    conn: &mut AnyConnection,
+    player: Uuid,
+    kind: &str,
+    lock: bool,
+) -> Result<Option<StatsRow>, sqlx::Error> {
+    let query = if lock {
         "SELECT played, won, drawn, points, deals, chips, rating, uncertainty FROM player_stats \
-         WHERE player_id = $1 AND kind = $2",
-    )
-    .bind(player.to_string())
-    .bind(kind)
-    .fetch_optional(conn)
-    .await?;
+         WHERE player_id = $1 AND kind = $2 FOR UPDATE"
+    } else {
+        "SELECT played, won, drawn, points, deals, chips, rating, uncertainty FROM player_stats \
+         WHERE player_id = $1 AND kind = $2"
+    };
+    let row = sqlx::query(query)
+        .bind(player.to_string())
+        .bind(kind)
+        .fetch_optional(conn)
+        .await?;
     row.map(|r| {
         Ok(StatsRow {
             player,
@@ -153,13 +195,11 @@ pub async fn stats(
     .transpose()
 }
 
-/// Writes `stats` (insert or replace).
+/// Writes `stats` over the row [`lock_stats`] locked.
 pub async fn save_stats(conn: &mut AnyConnection, stats: &StatsRow) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO player_stats (player_id, kind, played, won, drawn, points, deals, chips, rating, uncertainty) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
-         ON CONFLICT (player_id, kind) DO UPDATE SET played = $3, won = $4, drawn = $5, \
-         points = $6, deals = $7, chips = $8, rating = $9, uncertainty = $10",
+        "UPDATE player_stats SET played = $3, won = $4, drawn = $5, points = $6, deals = $7, \
+         chips = $8, rating = $9, uncertainty = $10 WHERE player_id = $1 AND kind = $2",
     )
     .bind(stats.player.to_string())
     .bind(&stats.kind)
