@@ -183,6 +183,7 @@ pub async fn change_game<B: Serialize>(
         return Ok(replayed);
     }
     let mut game = game_from_row(&row)?;
+    super::friends::release_reservations(&mut game, state.clock.now_micros());
     check_if_match(req, game.version)?;
     if let Some(expected) = expected_version
         && expected != game.version
@@ -270,6 +271,7 @@ pub async fn record_change(
         },
     )
     .await?;
+    super::friends::after_change(tx, state.store.backend(), game).await?;
     if state.store.backend() == Backend::Postgres {
         listen::announce(tx, game.id, game.version).await?;
     }
@@ -352,6 +354,10 @@ pub fn refusal(game: &Game, caller: Uuid, error: GameError) -> ApiError {
         },
         GameError::GameStarted => ApiError::Conflict {
             code: "game_started",
+            detail,
+        },
+        GameError::SeatReserved(_) => ApiError::Conflict {
+            code: "seat_reserved",
             detail,
         },
         GameError::HostCannotLeave => ApiError::Forbidden {

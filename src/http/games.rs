@@ -109,6 +109,7 @@ pub async fn create_game(
             .map_err(|e| refusal(&game, caller.id, e))?;
         bots.push((seat.0, bot));
     }
+    super::friends::assign_invite_code(&mut tx, &mut game).await?;
     let created_at = state.clock.now_micros();
     let due_at = game.schedule(created_at, created_at);
     let mut row = game_to_row(&game, created_at)?;
@@ -354,11 +355,22 @@ pub async fn take_seat(
     id: web::Path<Uuid>,
     body: OptionalJson<TakeSeat>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.0.unwrap_or_default();
+    join_game(&state, &req, caller, *id, body.0.unwrap_or_default()).await
+}
+
+/// Seats the caller at game `id` as `body` asks: the one path of taking a
+/// seat by the table's id and by its invite code.
+pub async fn join_game(
+    state: &AppState,
+    req: &HttpRequest,
+    caller: AuthPlayer,
+    id: Uuid,
+    body: TakeSeat,
+) -> Result<HttpResponse, ApiError> {
     let mut conn = state.store.acquire().await?;
     let player = seated_player(&mut conn, caller).await?;
     drop(conn);
-    change_game(&state, &req, caller, *id, &body, None, |game| {
+    change_game(state, req, caller, id, &body, None, |game| {
         let seat = game.join(player, body.seat)?;
         Ok(Event {
             kind: "joined",

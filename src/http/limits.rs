@@ -75,6 +75,9 @@ pub struct Limiter {
     not_found: Option<Policy>,
     reads: Option<Policy>,
     writes: Option<Policy>,
+    invite_guesses: Option<Policy>,
+    /// Addresses refused invite look-ups until a time, after too many wrong codes.
+    invites_blocked: Mutex<HashMap<IpAddr, Instant>>,
     /// Addresses refused until a time, after too many failed tokens or 404s.
     blocked: Mutex<HashMap<IpAddr, (Instant, &'static str)>>,
     requests: AtomicU64,
@@ -89,6 +92,8 @@ impl Limiter {
             not_found: Policy::new("not_found", limits.not_found),
             reads: Policy::new("reads", limits.reads),
             writes: Policy::new("writes", limits.writes),
+            invite_guesses: Policy::new("invite_guesses", limits.invite_guesses),
+            invites_blocked: Mutex::default(),
             blocked: Mutex::default(),
             requests: AtomicU64::new(0),
         }
@@ -101,6 +106,7 @@ impl Limiter {
             &self.not_found,
             &self.reads,
             &self.writes,
+            &self.invite_guesses,
         ]
         .into_iter()
         .flatten()
@@ -128,6 +134,36 @@ impl Limiter {
         }
     }
 
+    /// A wrong invite code from `address`: past the allowance, its invite
+    /// requests are refused until the allowance refills.
+    fn wrong_invite(&self, address: IpAddr) {
+        let Some(policy) = &self.invite_guesses else {
+            return;
+        };
+        if let Err(wait) = policy.take(&Key::Address(address)) {
+            let mut blocked = self
+                .invites_blocked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            blocked.insert(address, Instant::now() + wait);
+        }
+    }
+
+    /// The refusal of an invite request from an address that guessed too often.
+    fn invites_blocked(&self, address: IpAddr) -> Option<ApiError> {
+        let mut blocked = self
+            .invites_blocked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let until = *blocked.get(&address)?;
+        let now = Instant::now();
+        if until <= now {
+            blocked.remove(&address);
+            return None;
+        }
+        self.invite_guesses.as_ref().map(|p| p.refusal(until - now))
+    }
+
     /// Forgets keys whose allowance is full again, now and then, so memory
     /// stays bounded by the clients of the last window.
     fn tidy(&self) {
@@ -140,12 +176,17 @@ impl Limiter {
             &self.not_found,
             &self.reads,
             &self.writes,
+            &self.invite_guesses,
         ]
         .into_iter()
         .flatten()
         {
             policy.limiter.retain_recent();
         }
+        self.invites_blocked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|_, until| *until > Instant::now());
         let now = Instant::now();
         self.blocked
             .lock()
@@ -191,6 +232,10 @@ pub async fn rate_limit(
     if let Some(refusal) = limiter.blocked(address) {
         return Ok(req.error_response(refusal).map_into_boxed_body());
     }
+    let invite = path.starts_with("/v1/invites/");
+    if invite && let Some(refusal) = limiter.invites_blocked(address) {
+        return Ok(req.error_response(refusal).map_into_boxed_body());
+    }
     let policy = if req.method() == Method::POST && path == "/v1/players" {
         limiter.signups.as_ref().map(|p| (p, Key::Address(address)))
     } else {
@@ -222,6 +267,7 @@ pub async fn rate_limit(
     let response = next.call(req).await?;
     match response.status() {
         StatusCode::UNAUTHORIZED => limiter.failure(&limiter.auth_failures, address),
+        StatusCode::NOT_FOUND if invite => limiter.wrong_invite(address),
         StatusCode::NOT_FOUND => limiter.failure(&limiter.not_found, address),
         _ => {}
     }

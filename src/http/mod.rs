@@ -6,6 +6,7 @@ pub mod change;
 pub mod error;
 pub mod extract;
 pub mod fallback;
+pub mod friends;
 pub mod games;
 pub mod health;
 pub mod hints;
@@ -62,6 +63,7 @@ pub struct AppState {
         (name = "players", description = "Guest identities and their tokens"),
         (name = "games", description = "Tables, seats, deals, moves and the event log"),
         (name = "health", description = "Probes"),
+        (name = "friends", description = "Private tables and invite codes, quick match and rematch"),
     ),
 )]
 pub struct ApiDoc;
@@ -103,7 +105,13 @@ pub fn routes(config: &mut ServiceConfig) {
                 .service(games::game_events)
                 .service(stream::game_stream)
                 .service(hints::get_hint)
-                .service(hints::get_deal_analysis),
+                .service(hints::get_deal_analysis)
+                .service(friends::show_invite)
+                .service(friends::accept_invite)
+                .service(friends::quick_match)
+                .service(friends::rematch)
+                .service(friends::rename)
+                .service(friends::player_profile),
         );
 }
 

@@ -15,6 +15,9 @@ struct Automation {
     away: Vec<bool>,
     #[serde(default)]
     deadline: Option<i64>,
+    /// Invite code, rematch and reserved seats (src/table/friends.rs).
+    #[serde(default)]
+    friends: crate::table::friends::Friends,
 }
 
 /// The game stored in `row`.
@@ -73,6 +76,7 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
         seats,
         rules,
         fairness,
+        friends: automation.friends,
     })
 }
 
@@ -105,6 +109,7 @@ pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
             serde_json::to_string(&Automation {
                 away: game.away.clone(),
                 deadline: game.deadline,
+                friends: game.friends.clone(),
             })
             .map_err(json)?,
         ),

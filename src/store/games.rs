@@ -164,6 +164,7 @@ pub async fn lobby(
     let rows = sqlx::query(
         "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at FROM games \
          WHERE status = 'waiting' AND ($1 IS NULL OR kind = $1) \
+           AND id NOT IN (SELECT game_id FROM invite_codes) \
            AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
          ORDER BY created_at DESC, id DESC LIMIT $4",
     )

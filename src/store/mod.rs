@@ -6,6 +6,7 @@
 //! transaction takes its lock (see [`Store::begin_write`] and [`games::load`]).
 
 pub mod events;
+pub mod friends;
 pub mod games;
 pub mod idempotency;
 pub mod listen;

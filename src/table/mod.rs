@@ -7,6 +7,7 @@
 pub mod automation;
 pub mod events;
 pub mod fairness;
+pub mod friends;
 pub mod view;
 
 use rand::Rng;
@@ -161,6 +162,10 @@ pub struct TableOptions {
     /// Whether `GET /v1/games/{id}/hint` answers on this table.
     #[serde(default)]
     pub hints: bool,
+    /// Whether the table is private: absent from the lobby and from
+    /// matchmaking, joined by its invite code.
+    #[serde(default)]
+    pub private: bool,
 }
 
 /// The default pause before a computer player's move: long enough for a
@@ -177,12 +182,13 @@ impl Default for TableOptions {
             turn_seconds: None,
             bot_delay_ms: DEFAULT_BOT_DELAY_MS,
             hints: false,
+            private: false,
         }
     }
 }
 
 /// The option names of [`TableOptions`].
-const TABLE_OPTION_NAMES: [&str; 3] = ["turn_seconds", "bot_delay_ms", "hints"];
+const TABLE_OPTION_NAMES: [&str; 4] = ["turn_seconds", "bot_delay_ms", "hints", "private"];
 
 impl TableOptions {
     /// Reads the game's options and the table options from one `options`
@@ -492,6 +498,8 @@ pub struct Game {
     pub deadline: Option<i64>,
     /// The server-seed chains and seat seeds every deal is drawn from.
     pub fairness: FairDeals,
+    /// Invite code, rematch and reserved seats (tables among friends).
+    pub friends: friends::Friends,
 }
 
 /// Why a change to a game was refused. Nothing was changed.
@@ -527,6 +535,9 @@ pub enum GameError {
     /// The seat holds no computer player.
     #[error("seat {0} holds no computer player")]
     NoBot(u8),
+    /// The seat is reserved for another player (a rematch).
+    #[error("seat {0} is reserved for its player from the previous match")]
+    SeatReserved(u8),
     /// The host cannot leave a table it created before it starts.
     #[error("the host cannot leave the table it created")]
     HostCannotLeave,
@@ -578,6 +589,7 @@ impl Game {
             away: vec![false; usize::from(count)],
             deadline: None,
             fairness,
+            friends: friends::Friends::default(),
         })
     }
 
@@ -600,14 +612,18 @@ impl Game {
             return Err(GameError::AlreadySeated(taken.0));
         }
         let count = self.seats.len() as u8;
+        let free_for = |i: usize| self.friends.may_take(i as u8, player.id);
         let index = match seat {
             Some(s) if s >= count => return Err(GameError::NoSuchSeat(count - 1)),
             Some(s) if self.seats[usize::from(s)].is_some() => return Err(GameError::SeatTaken(s)),
+            Some(s) if !free_for(usize::from(s)) => return Err(GameError::SeatReserved(s)),
             Some(s) => usize::from(s),
             None => self
-                .seats
-                .iter()
-                .position(Option::is_none)
+                .friends
+                .reserved_seat_of(player.id)
+                .map(usize::from)
+                .filter(|&i| self.seats[i].is_none())
+                .or_else(|| (0..self.seats.len()).find(|&i| self.seats[i].is_none() && free_for(i)))
                 .ok_or(GameError::GameFull)?,
         };
         self.seats[index] = Some(player);

@@ -71,6 +71,26 @@ pub struct GameView {
     /// The commitment to the server seeds and the seat seeds in force
     /// (docs/fairness.md).
     pub fairness: FairnessView,
+    /// A private table's invite code, for seated players only (null for
+    /// others and on public tables): `GET`/`POST /v1/invites/{code}`.
+    #[schema(example = "K7M9TQ4XRB")]
+    pub invite_code: Option<String>,
+    /// The table `POST …/rematch` created after this finished one, or null.
+    pub rematch: Option<Uuid>,
+    /// Seats a rematch holds for the previous match's players: only that
+    /// player may take one until `until`, then it is free for anyone.
+    pub reserved_seats: Vec<ReservedSeatView>,
+}
+
+/// A seat held for one player (a rematch).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ReservedSeatView {
+    /// The seat.
+    pub seat: Seat,
+    /// The only player who may take it.
+    pub player: Uuid,
+    /// When the hold ends.
+    pub until: chrono::DateTime<chrono::Utc>,
 }
 
 /// The options of either game, as a game shows them: every option present.
@@ -109,6 +129,8 @@ pub struct KlaverjassenOptionsView {
     pub bot_delay_ms: u32,
     /// Whether the hint endpoint answers on this table.
     pub hints: bool,
+    /// Whether the table is private (not in the lobby; joined by invite code).
+    pub private: bool,
 }
 
 /// The options of a Potverteren table as a game shows them, every one
@@ -135,6 +157,8 @@ pub struct PotverterenOptionsView {
     pub bot_delay_ms: u32,
     /// Whether the hint endpoint answers on this table.
     pub hints: bool,
+    /// Whether the table is private (not in the lobby; joined by invite code).
+    pub private: bool,
 }
 
 /// The options of a new table, for the game named beside them; every one may
@@ -193,6 +217,10 @@ struct NewTableOptions {
     /// Whether the hint endpoint answers on this table (default false).
     #[schema(default = false)]
     hints: Option<bool>,
+    /// Whether the table is private (default false): it is not in the lobby
+    /// nor found by matchmaking, and seated players see its `invite_code`.
+    #[schema(default = false)]
+    private: Option<bool>,
 }
 
 /// A game's own options schema with the shared table options added.
@@ -412,6 +440,21 @@ impl Game {
             klaverjassen,
             potverteren,
             fairness: self.fairness.view(self.deal_number()),
+            invite_code: you.and(self.friends.invite_code.clone()),
+            rematch: self.friends.rematch,
+            reserved_seats: self
+                .friends
+                .reservations
+                .iter()
+                .filter(|r| {
+                    self.status == Status::Waiting && self.seats[usize::from(r.seat)].is_none()
+                })
+                .map(|r| ReservedSeatView {
+                    seat: Seat(r.seat),
+                    player: r.player,
+                    until: chrono::DateTime::from_timestamp_micros(r.until).unwrap_or_default(),
+                })
+                .collect(),
         }
     }
 

@@ -10,6 +10,7 @@ mod concurrency;
 mod fairness;
 mod first_hour;
 mod first_start;
+mod friends;
 mod hints;
 mod input;
 mod klaverjassen;

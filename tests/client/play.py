@@ -1,4 +1,5 @@
-"""Plays a Klaverjassen deal and a Potverteren round through a client that
+"""Plays a Klaverjassen deal, a Potverteren round and a private table
+of friends (invite code, rematch) through a client that
 openapi-python-client generated from openapi/openapi.json, with nothing but
 the generated models and calls: no raw HTTP, no hand-built JSON.
 
@@ -16,6 +17,7 @@ import traceback
 from uuid import UUID
 
 from kaarttafel_client import AuthenticatedClient, Client
+from kaarttafel_client.api.friends import accept_invite, rematch, show_invite
 from kaarttafel_client.api.games import create_game, deal, get_game, make_move, take_seat
 from kaarttafel_client.api.players import create_player, me
 from kaarttafel_client.models import (
@@ -28,6 +30,7 @@ from kaarttafel_client.models import (
     DealMove,
     GameKind,
     GameView,
+    Invite,
     HitMove,
     KlaverjassenOptions,
     KlaverjassenOptionsView,
@@ -297,9 +300,52 @@ def potverteren_round() -> None:
           f"{last.pot_after}, changes {last.balance_changes}, moves {counts}")
 
 
+def private_table_among_friends() -> None:
+    """Anne creates a private table, invites three friends by its code, and
+    they play its one deal; then Bob asks for the rematch."""
+    anne, *friends = [Player(name) for name in ("Anne", "Bob", "Cor", "Dirk")]
+    options = KlaverjassenOptions(deals=1, private=True)
+    view = expect_view(
+        create_game.sync(client=anne.client, body=NewGame(game=GameKind.KLAVERJASSEN, options=options)),
+        "create a private table",
+    )
+    code = view.invite_code
+    check(isinstance(code, str) and len(code) == 10, f"invite code: {code!r}")
+    assert isinstance(code, str)
+    for friend in friends:
+        shown = show_invite.sync(code=code, client=friend.client)
+        check(isinstance(shown, Invite), f"show_invite: {shown!r}")
+        assert isinstance(shown, Invite)
+        check(shown.host_name == "Anne" and shown.table.id == view.id, f"invite: {shown!r}")
+        seated = expect_view(
+            accept_invite.sync(code=code, client=friend.client, body=TakeSeat()), f"accept_invite {friend.name}"
+        )
+        check(seated.invite_code == code, "a seated friend sees the code")
+    missing = show_invite.sync(code="ABCDEFGHJK", client=anne.client)
+    check(isinstance(missing, Problem) and missing.code == "not_found", f"wrong code: {missing!r}")
+    players = [anne, *friends]
+    table = anne.view(view.id)
+    check(table.status == Status.PLAYING, f"full private table: {table.status}")
+    for _ in range(400):
+        if table.status != Status.PLAYING:
+            break
+        for player in players:
+            mine = player.view(view.id)
+            if mine.legal_moves:
+                table = player.move(mine, rng.choice(mine.legal_moves))
+                break
+    check(table.status == Status.FINISHED, f"the private deal ended: {table.status}")
+    nxt = expect_view(rematch.sync(id=view.id, client=friends[0].client), "rematch")
+    check(nxt.status == Status.WAITING and nxt.you is not None, f"rematch: {nxt.status}")
+    check(len(nxt.reserved_seats) == 3, f"reserved seats: {nxt.reserved_seats!r}")
+    check(anne.view(view.id).rematch == nxt.id, "the finished table names its rematch")
+    print(f"private table: code {code}, played to the end, rematch {nxt.id}")
+
+
 def main() -> int:
     passed = failed = 0
-    for test in (klaverjassen_deal, klaverjassen_against_computer, potverteren_round):
+    for test in (klaverjassen_deal, klaverjassen_against_computer, potverteren_round,
+                 private_table_among_friends):
         try:
             test()
         except Exception:  # noqa: BLE001 - report every failure and go on
