@@ -17,3 +17,4 @@ mod live;
 mod outage;
 mod potverteren;
 mod readme;
+mod storage;
