@@ -143,6 +143,10 @@ impl Application {
             clock,
         });
         tokio::spawn(http::scheduler::run(state.clone()));
+        tokio::spawn(http::cleanup::run(
+            state.clone(),
+            http::cleanup::Policy::new(settings.token_ttl),
+        ));
         let origins = settings.cors_allowed_origins.clone();
         let listener = TcpListener::bind((settings.host, settings.port)).map_err(|source| {
             StartError::Bind {

@@ -180,3 +180,43 @@ fn every_api_operation_lists_the_rate_limit_and_database_answers() {
         }
     }
 }
+
+#[test]
+fn a_new_tables_options_are_tied_to_its_game_by_one_of() {
+    let doc: serde_json::Value = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let body = &doc["paths"]["/v1/games"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        ["$ref"];
+    assert_eq!(body, "#/components/schemas/NewGame");
+    let shapes = schemas["NewGame"]["oneOf"].as_array().expect("a oneOf");
+    assert_eq!(schemas["NewGame"]["discriminator"]["propertyName"], "game");
+    let mut games = Vec::new();
+    for shape in shapes {
+        let name = shape["$ref"].as_str().unwrap().rsplit('/').next().unwrap();
+        let shape = &schemas[name];
+        let game = shape["properties"]["game"]["enum"]
+            .as_array()
+            .filter(|values| values.len() == 1)
+            .and_then(|values| values[0].as_str())
+            .unwrap_or_else(|| panic!("{name}: `game` must name one game"));
+        let options = &shape["properties"]["options"]["oneOf"][0]["$ref"];
+        let expected = match game {
+            "klaverjassen" => "#/components/schemas/KlaverjassenOptions",
+            "potverteren" => "#/components/schemas/PotverterenOptions",
+            other => panic!("unknown game {other}"),
+        };
+        assert_eq!(options, expected, "{name}");
+        assert_eq!(shape["additionalProperties"], false, "{name}");
+        games.push(game.to_owned());
+    }
+    games.sort();
+    assert_eq!(games, ["klaverjassen", "potverteren"]);
+    // Each game's options refuse the other's: the branches cannot both match.
+    for (name, foreign) in [
+        ("KlaverjassenOptions", "starting_chips"),
+        ("PotverterenOptions", "revoke_mode"),
+    ] {
+        assert_eq!(schemas[name]["additionalProperties"], false, "{name}");
+        assert!(schemas[name]["properties"].get(foreign).is_none(), "{name}");
+    }
+}

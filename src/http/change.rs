@@ -95,9 +95,10 @@ pub async fn replay(
     caller: Uuid,
     key: Option<&str>,
     hash: &str,
+    now: i64,
 ) -> Result<Option<HttpResponse>, ApiError> {
     let Some(key) = key else { return Ok(None) };
-    let Some(stored) = idempotency::find(tx, caller, key).await? else {
+    let Some(stored) = idempotency::find(tx, caller, key, now).await? else {
         return Ok(None);
     };
     if stored.request_hash != hash {
@@ -134,6 +135,10 @@ pub fn view_json(game: &Game, caller: Uuid) -> Result<String, ApiError> {
 }
 
 /// Records `response` as the answer for `key`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the answer's parts and the time it is kept from"
+)]
 pub async fn remember(
     tx: &mut Tx,
     caller: Uuid,
@@ -142,6 +147,7 @@ pub async fn remember(
     status: StatusCode,
     headers: &[(&str, String)],
     body: &str,
+    now: i64,
 ) -> Result<(), ApiError> {
     let Some(key) = key else { return Ok(()) };
     let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
@@ -151,7 +157,7 @@ pub async fn remember(
         headers: serde_json::to_string(&headers).unwrap_or_default(),
         body: body.to_owned(),
     };
-    idempotency::insert(tx, caller, key, &stored).await?;
+    idempotency::insert(tx, caller, key, &stored, now).await?;
     Ok(())
 }
 
@@ -179,7 +185,15 @@ pub async fn change_game<B: Serialize>(
         .ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?;
     // Checked under the game's lock, so a retry racing its original waits for
     // it and then replays its answer.
-    if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash).await? {
+    if let Some(replayed) = replay(
+        &mut tx,
+        caller.id,
+        key.as_deref(),
+        &hash,
+        state.clock.now_micros(),
+    )
+    .await?
+    {
         return Ok(replayed);
     }
     let mut game = game_from_row(&row)?;
@@ -218,6 +232,7 @@ pub async fn change_game<B: Serialize>(
         StatusCode::OK,
         &headers,
         &body,
+        state.clock.now_micros(),
     )
     .await?;
     tx.commit().await?;
@@ -288,6 +303,9 @@ pub fn after_commit(state: &AppState, game: &Game, event: &Event, actor: Option<
     }
     if let Some(actor) = actor {
         state.metrics.count_automatic(actor);
+    }
+    if event.kind == "abandoned" {
+        state.metrics.count_abandoned();
     }
 }
 

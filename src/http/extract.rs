@@ -12,7 +12,12 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::ApiError;
 use crate::auth::{Identity, TokenError};
-use crate::store::players;
+use crate::store::{cleanup, players};
+
+/// How stale a player's activity mark may get before an authenticated
+/// request writes it again: one hour, so a busy player costs one write an
+/// hour, not one per request.
+pub const TOUCH_EVERY_MICROS: i64 = 3600 * 1_000_000;
 
 /// The largest request body accepted, in bytes.
 pub const BODY_LIMIT: usize = 16 * 1024;
@@ -39,9 +44,21 @@ impl FromRequest for AuthPlayer {
                 Identity::Player { id, generation } => {
                     // One primary-key read per request makes sign-out
                     // immediate on every instance (docs/api.md, tokens).
+                    // A player that does not exist (never did, or was
+                    // removed as an idle guest) is refused like a bad token.
                     let mut conn = state.store.acquire().await?;
-                    match players::token_generation(&mut conn, id).await? {
-                        Some(current) if current == generation => Ok(AuthPlayer { id }),
+                    match cleanup::player_for_token(&mut conn, id).await? {
+                        Some((current, seen)) if current == generation => {
+                            let now = state.clock.now_micros();
+                            if seen < now - TOUCH_EVERY_MICROS {
+                                // Activity keeps a guest (docs/operations.md);
+                                // a failed mark costs the caller nothing.
+                                if let Err(error) = cleanup::touch(&mut conn, id, now).await {
+                                    tracing::warn!(%error, "could not mark the player active");
+                                }
+                            }
+                            Ok(AuthPlayer { id })
+                        }
                         Some(_) => Err(TokenError::SignedOut.into()),
                         None => Err(TokenError::Invalid.into()),
                     }

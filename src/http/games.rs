@@ -23,20 +23,95 @@ pub use crate::table::view::GameSummary;
 use crate::table::view::{GameView, MoveSchema};
 use crate::table::{Game, GameKind, Move, SeatedPlayer, TableOptions};
 
-/// A new table.
-#[derive(Deserialize, Serialize, ToSchema)]
+/// A new table. Its schema in the document is [`NewGameSchema`]: one shape
+/// per game, each with that game's options only.
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"game": "klaverjassen", "options": {"revoke_mode": "club", "deals": 16}}))]
 pub struct NewGame {
     /// Which game.
     pub game: GameKind,
     /// The table options of the game named in `game`; every one optional.
-    #[schema(value_type = Option<crate::table::view::NewOptionsSchema>)]
     pub options: Option<serde_json::Value>,
     /// The seat the host takes (default 0).
     pub seat: Option<u8>,
     /// Seats to fill with computer players at creation.
     pub bots: Option<Vec<BotSeat>>,
+}
+
+/// The body of `POST /v1/games` as the document states it: a `oneOf` of one
+/// shape per game (`NewKlaverjassenGame`, `NewPotverterenGame`), told apart
+/// by `game`, each taking that game's options only, as the server reads
+/// them ([`NewGame`]: the options of the game named, others refused).
+pub struct NewGameSchema;
+
+/// The schema of a JSON value written as JSON (the shapes no derive states).
+fn schema_from(
+    value: serde_json::Value,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    serde_json::from_value(value).expect("a valid schema")
+}
+
+impl utoipa::PartialSchema for NewGameSchema {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        schema_from(serde_json::json!({
+            "oneOf": [
+                {"$ref": "#/components/schemas/NewKlaverjassenGame"},
+                {"$ref": "#/components/schemas/NewPotverterenGame"},
+            ],
+            "discriminator": {"propertyName": "game", "mapping": {
+                "klaverjassen": "#/components/schemas/NewKlaverjassenGame",
+                "potverteren": "#/components/schemas/NewPotverterenGame",
+            }},
+            "description": "A new table: the game, and options of that game only.",
+            "example": {"game": "klaverjassen", "options": {"revoke_mode": "club", "deals": 16}},
+        }))
+    }
+}
+
+impl ToSchema for NewGameSchema {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "NewGame".into()
+    }
+
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        for (name, game, options) in [
+            ("NewKlaverjassenGame", "klaverjassen", "KlaverjassenOptions"),
+            ("NewPotverterenGame", "potverteren", "PotverterenOptions"),
+        ] {
+            let shape = schema_from(serde_json::json!({
+                "type": "object",
+                "description": format!("A new {game} table."),
+                "required": ["game"],
+                "additionalProperties": false,
+                "properties": {
+                    "game": {"type": "string", "enum": [game], "description": "Which game."},
+                    "options": {
+                        "oneOf": [{"$ref": format!("#/components/schemas/{options}")}, {"type": "null"}],
+                        "description": format!("The {game} table's options; every one optional."),
+                    },
+                    "seat": {
+                        "type": ["integer", "null"], "format": "int32", "minimum": 0,
+                        "description": "The seat the host takes (default 0).",
+                    },
+                    "bots": {
+                        "type": ["array", "null"],
+                        "items": {"$ref": "#/components/schemas/BotSeat"},
+                        "description": "Seats to fill with computer players at creation.",
+                    },
+                },
+            }));
+            schemas.push((name.to_owned(), shape));
+        }
+        <crate::table::view::NewOptionsSchema as ToSchema>::schemas(schemas);
+        schemas.push((BotSeat::name().into(), BotSeat::schema()));
+        <BotSeat as ToSchema>::schemas(schemas);
+    }
 }
 
 /// A computer player to seat.
@@ -68,7 +143,7 @@ pub fn seat_bot(
 }
 
 /// Creates a table. The caller is its host and takes seat 0 (or `seat`).
-#[utoipa::path(tag = "games", security(("bearer" = [])), request_body = NewGame,
+#[utoipa::path(tag = "games", security(("bearer" = [])), request_body = NewGameSchema,
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 201, description = "Created; `Location` names the game", body = GameView,
@@ -89,7 +164,15 @@ pub async fn create_game(
     let (options, table) = TableOptions::parse_with(body.game, body.options.clone())
         .map_err(|e| ApiError::validation(e.to_string()))?;
     let mut tx = state.store.begin_write().await?;
-    if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash).await? {
+    if let Some(replayed) = replay(
+        &mut tx,
+        caller.id,
+        key.as_deref(),
+        &hash,
+        state.clock.now_micros(),
+    )
+    .await?
+    {
         return Ok(replayed);
     }
     let host = seated_player(&mut tx, caller).await?;
@@ -157,6 +240,7 @@ pub async fn create_game(
         StatusCode::CREATED,
         &headers,
         &body,
+        state.clock.now_micros(),
     )
     .await?;
     tx.commit().await?;

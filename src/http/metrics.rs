@@ -48,6 +48,9 @@ pub struct Metrics {
     pub scheduler_lag: Gauge<f64, std::sync::atomic::AtomicU64>,
     pool_connections: Gauge,
     pool_idle: Gauge,
+    cleanup_runs: Counter,
+    cleanup_rows: Family<KindLabels, Counter>,
+    abandoned: Counter,
 }
 
 impl Default for Metrics {
@@ -97,8 +100,29 @@ impl Default for Metrics {
             "Idle database connections",
             pool_idle.clone(),
         );
+        let cleanup_runs = Counter::default();
+        registry.register(
+            "cleanup_runs",
+            "Runs of the storage cleanup job on this instance (one instance at a time runs it)",
+            cleanup_runs.clone(),
+        );
+        let cleanup_rows = Family::<KindLabels, Counter>::default();
+        registry.register(
+            "cleanup_rows",
+            "Rows the storage cleanup job removed or changed, by kind: idempotency_answers and guest_players removed, waiting_tables given the due time of their closing",
+            cleanup_rows.clone(),
+        );
+        let abandoned = Counter::default();
+        registry.register(
+            "tables_abandoned",
+            "Tables closed as abandoned after waiting 24 hours for players",
+            abandoned.clone(),
+        );
         Metrics {
             registry,
+            cleanup_runs,
+            cleanup_rows,
+            abandoned,
             requests,
             latency,
             moves,
@@ -116,6 +140,27 @@ struct KindLabels {
 }
 
 impl Metrics {
+    /// Counts a run of the storage cleanup job and what it did.
+    pub fn count_cleanup(&self, swept: &super::cleanup::Swept) {
+        self.cleanup_runs.inc();
+        for (kind, rows) in [
+            ("idempotency_answers", swept.idempotency_answers),
+            ("guest_players", swept.guest_players),
+            ("waiting_tables", swept.waiting_tables),
+        ] {
+            self.cleanup_rows
+                .get_or_create(&KindLabels {
+                    kind: kind.to_owned(),
+                })
+                .inc_by(rows);
+        }
+    }
+
+    /// Counts a table closed as abandoned.
+    pub fn count_abandoned(&self) {
+        self.abandoned.inc();
+    }
+
     /// Counts a move the scheduler made (`bot` or `clock`).
     pub fn count_automatic(&self, kind: &str) {
         self.automatic

@@ -3,6 +3,7 @@
 
 pub mod bots;
 pub mod change;
+pub mod cleanup;
 pub mod error;
 pub mod extract;
 pub mod fallback;

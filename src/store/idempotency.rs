@@ -1,9 +1,13 @@
-//! The first answer to each request sent with an `Idempotency-Key`.
+//! The first answer to each request sent with an `Idempotency-Key`, kept
+//! for [`TTL_MICROS`]: an older answer is never replayed, whether or not the
+//! cleanup job has removed it yet.
 
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
-use super::now_micros;
+/// How long an answer is replayed: 24 hours, as the IETF
+/// `Idempotency-Key` draft and Stripe keep them.
+pub const TTL_MICROS: i64 = 24 * 3600 * 1_000_000;
 
 /// A stored answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,17 +22,21 @@ pub struct StoredResponse {
     pub body: String,
 }
 
-/// The answer stored for `player`'s `key`, if any.
+/// The answer stored for `player`'s `key` less than [`TTL_MICROS`] before
+/// `now`, if any.
 pub async fn find(
     conn: &mut AnyConnection,
     player: Uuid,
     key: &str,
+    now: i64,
 ) -> Result<Option<StoredResponse>, sqlx::Error> {
     let row = sqlx::query(
-        "SELECT request_hash, status, headers, body FROM idempotency_keys WHERE player_id = $1 AND key = $2",
+        "SELECT request_hash, status, headers, body FROM idempotency_keys \
+         WHERE player_id = $1 AND key = $2 AND created_at > $3",
     )
     .bind(player.to_string())
     .bind(key)
+    .bind(now - TTL_MICROS)
     .fetch_optional(conn)
     .await?;
     row.map(|r| {
@@ -42,13 +50,23 @@ pub async fn find(
     .transpose()
 }
 
-/// Records the first answer for `player`'s `key`, in the request's transaction.
+/// Records the first answer for `player`'s `key` at `now`, in the request's
+/// transaction, in place of an expired answer to the same key.
 pub async fn insert(
     conn: &mut AnyConnection,
     player: Uuid,
     key: &str,
     response: &StoredResponse,
+    now: i64,
 ) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "DELETE FROM idempotency_keys WHERE player_id = $1 AND key = $2 AND created_at <= $3",
+    )
+    .bind(player.to_string())
+    .bind(key)
+    .bind(now - TTL_MICROS)
+    .execute(&mut *conn)
+    .await?;
     sqlx::query(
         "INSERT INTO idempotency_keys (player_id, key, request_hash, status, headers, body, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -59,7 +77,7 @@ pub async fn insert(
     .bind(i64::from(response.status))
     .bind(&response.headers)
     .bind(&response.body)
-    .bind(now_micros())
+    .bind(now)
     .execute(conn)
     .await?;
     Ok(())

@@ -5,6 +5,7 @@
 //! SQLite file through sqlx's `Any` driver; the two differ only in how a write
 //! transaction takes its lock (see [`Store::begin_write`] and [`games::load`]).
 
+pub mod cleanup;
 pub mod events;
 pub mod friends;
 pub mod games;

@@ -436,7 +436,116 @@ async fn signing_out_refuses_every_earlier_token_of_the_player_and_only_those(db
     assert_eq!(me_with(&app, &after).await.status, StatusCode::UNAUTHORIZED);
 }
 
+/// Every operation of the document that names the bearer scheme, with the
+/// path's ids filled in from `game` and a valid body for those that take one
+/// (so no body or path check can answer first); long polls and the event
+/// log's paging as well. An operation with a body and no sample here fails
+/// the test, so a new endpoint cannot be left out.
+pub(crate) fn every_authenticated_request(
+    game: &str,
+) -> Vec<(Method, String, Option<serde_json::Value>)> {
+    let doc = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
+    let mut requests = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let Ok(method) = method.to_uppercase().parse::<Method>() else {
+                continue;
+            };
+            if operation.get("security").is_none() {
+                continue;
+            }
+            let body =
+                operation
+                    .get("requestBody")
+                    .map(|_| match (method.as_str(), path.as_str()) {
+                        ("POST", "/v1/games") => json!({"game": "klaverjassen", "options": {}}),
+                        ("POST", "/v1/games/{id}/seats") => json!({"seat": 1}),
+                        ("POST", "/v1/games/{id}/bots") => json!({"seat": 1, "level": "basic"}),
+                        ("POST", "/v1/games/{id}/moves") => json!({"move": {"type": "pass"}}),
+                        other => panic!("no sample body for {other:?}: add one"),
+                    });
+            let path = path.replace("{id}", game).replace("{seat}", "1");
+            requests.push((method, path, body));
+        }
+    }
+    for query in [
+        format!("/v1/games/{game}?wait_for_version=1&timeout_s=1"),
+        format!("/v1/games/{game}/events?after=0"),
+        "/v1/games?game=klaverjassen&limit=5".to_owned(),
+    ] {
+        requests.push((Method::GET, query, None));
+    }
+    requests
+}
+
+/// Sends every authenticated request with `token`; each must be a 401
+/// `invalid_token` with a Bearer challenge.
+pub(crate) async fn assert_401_everywhere(app: &TestApp, token: &str, game: &str) {
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let requests = every_authenticated_request(game);
+    assert!(requests.len() >= 18, "{} requests", requests.len());
+    for (method, path, body) in requests {
+        let mut request = client
+            .request(method.clone(), format!("{}{path}", app.base))
+            .bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let answer = request.send().await.expect("request sent");
+        assert_eq!(
+            answer.status(),
+            StatusCode::UNAUTHORIZED,
+            "{method} {path} took the token of a player that does not exist"
+        );
+        assert!(
+            answer.headers()["www-authenticate"]
+                .to_str()
+                .unwrap()
+                .starts_with("Bearer"),
+            "{method} {path}"
+        );
+        let problem: serde_json::Value = answer.json().await.unwrap();
+        assert_eq!(problem["code"], "invalid_token", "{method} {path}");
+    }
+}
+
+async fn a_validly_signed_token_of_a_player_that_does_not_exist_is_401_everywhere(db: Db) {
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.jwt_secret = Some(kaarttafel::config::Secret::new("y".repeat(40)));
+    let app = TestApp::start(settings.clone(), dir).await;
+    let host = app.player("Host").await;
+    let game = app.table(&host, "klaverjassen", json!({})).await;
+    let tokens = kaarttafel::auth::Tokens::new(
+        settings.jwt_secret.as_ref().unwrap(),
+        settings.token_ttl,
+        None,
+    )
+    .unwrap();
+    let (nobody, _) = tokens.issue(uuid::Uuid::new_v4(), 0, chrono::Utc::now());
+    // The same signature check passes for a player who does exist.
+    let (somebody, _) = tokens.issue(host.id.parse().unwrap(), 0, chrono::Utc::now());
+    assert_eq!(me_with(&app, &somebody).await.status, StatusCode::OK);
+    let before = app.view(&game, &host).await;
+    assert_401_everywhere(&app, &nobody, &game).await;
+    // Nothing was created or changed for the unknown player.
+    assert_eq!(app.view(&game, &host).await, before);
+    let mine = app
+        .send(Method::GET, "/v1/players/me/games", Some(&host.token), None)
+        .await;
+    assert_eq!(
+        mine.body["items"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        mine.body
+    );
+}
+
 on_both_databases!(
+    a_validly_signed_token_of_a_player_that_does_not_exist_is_401_everywhere,
     a_renewed_token_speaks_for_the_same_player_and_the_old_one_still_works,
     an_expired_token_cannot_be_renewed,
     signing_out_refuses_every_earlier_token_of_the_player_and_only_those,

@@ -19,3 +19,4 @@ mod live;
 mod outage;
 mod potverteren;
 mod readme;
+mod storage;

@@ -28,7 +28,6 @@ from kaarttafel_client.models import (
     ChooseTrumpMove,
     CreatedPlayer,
     DealMove,
-    GameKind,
     GameView,
     Invite,
     HitMove,
@@ -36,8 +35,11 @@ from kaarttafel_client.models import (
     KlaverjassenOptionsView,
     Level,
     MoveRequest,
-    NewGame,
+    NewKlaverjassenGame,
+    NewKlaverjassenGameGame,
     NewPlayer,
+    NewPotverterenGame,
+    NewPotverterenGameGame,
     PassMove,
     PlayMove,
     PlayMoveType,
@@ -92,7 +94,7 @@ class Player:
         )
 
 
-def seat_everyone(host: Player, others: list[Player], new_game: NewGame) -> tuple[GameView, dict[int, Player]]:
+def seat_everyone(host: Player, others: list[Player], new_game: NewKlaverjassenGame | NewPotverterenGame) -> tuple[GameView, dict[int, Player]]:
     created = create_game.sync(client=host.client, body=new_game)
     view = expect_view(created, "create_game")
     check(view.status == Status.WAITING and view.version == 1, f"new table: {view.status} v{view.version}")
@@ -138,7 +140,7 @@ def refused_moves_are_problems(player: Player, view: GameView) -> None:
 def klaverjassen_deal() -> None:
     players = [Player(name) for name in ("Anne", "Bob", "Cor", "Dirk")]
     options = KlaverjassenOptions(deals=1, revoke_mode=RevokeMode.ENFORCED)
-    view, by_seat = seat_everyone(players[0], players[1:], NewGame(game=GameKind.KLAVERJASSEN, options=options))
+    view, by_seat = seat_everyone(players[0], players[1:], NewKlaverjassenGame(game=NewKlaverjassenGameGame.KLAVERJASSEN, options=options))
     check(isinstance(view.options, KlaverjassenOptionsView), f"options: {view.options!r}")
     assert isinstance(view.options, KlaverjassenOptionsView)
     check(view.options.deals == 1 and view.options.first_dealer == 3, f"options: {view.options!r}")
@@ -203,7 +205,7 @@ def klaverjassen_against_computer() -> None:
     options = KlaverjassenOptions(deals=2, bot_delay_ms=0)
     bots = [BotSeat(level=Level.BASIC, seat=seat) for seat in (1, 2, 3)]
     view = expect_view(
-        create_game.sync(client=anne.client, body=NewGame(game=GameKind.KLAVERJASSEN, options=options, bots=bots)),
+        create_game.sync(client=anne.client, body=NewKlaverjassenGame(game=NewKlaverjassenGameGame.KLAVERJASSEN, options=options, bots=bots)),
         "create_game with bots",
     )
     check(view.status == Status.PLAYING, f"a table of bots starts at once: {view.status}")
@@ -229,7 +231,7 @@ def klaverjassen_against_computer() -> None:
 def potverteren_round() -> None:
     players = [Player(name) for name in ("Els", "Fred", "Gijs", "Hanna", "Ids")]
     options = PotverterenOptions(seats=5, variant=Variant.AUCTION, starting_chips=100)
-    view, by_seat = seat_everyone(players[0], players[1:], NewGame(game=GameKind.POTVERTEREN, options=options))
+    view, by_seat = seat_everyone(players[0], players[1:], NewPotverterenGame(game=NewPotverterenGameGame.POTVERTEREN, options=options))
     check(isinstance(view.options, PotverterenOptionsView), f"options: {view.options!r}")
     assert isinstance(view.options, PotverterenOptionsView)
     check(view.options.seats == 5 and view.options.starting_chips == 100, f"options: {view.options!r}")

@@ -1,0 +1,135 @@
+//! Bounded storage: what the periodic cleanup job (`src/http/cleanup.rs`)
+//! removes, the lease that lets one instance at a time run it, and the
+//! activity mark that keeps an active guest.
+
+use sqlx::AnyConnection;
+use uuid::Uuid;
+
+/// Takes the lease of job `name` for `holder` until `until`, if nobody holds
+/// it at `now` (the holder itself included: it waits out its own lease). True when taken: the caller runs
+/// the job. One statement, so two instances never both take it.
+pub async fn take_lease(
+    conn: &mut AnyConnection,
+    name: &str,
+    holder: &str,
+    now: i64,
+    until: i64,
+) -> Result<bool, sqlx::Error> {
+    let taken = sqlx::query(
+        "INSERT INTO job_leases (name, holder, until_at) VALUES ($1, $2, $3) \
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until_at = excluded.until_at \
+         WHERE job_leases.until_at <= $4",
+    )
+    .bind(name)
+    .bind(holder)
+    .bind(until)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(taken.rows_affected() == 1)
+}
+
+/// Removes the idempotency answers stored before `before`; how many.
+pub async fn remove_idempotency_answers(
+    conn: &mut AnyConnection,
+    before: i64,
+) -> Result<u64, sqlx::Error> {
+    let removed = sqlx::query("DELETE FROM idempotency_keys WHERE created_at < $1")
+        .bind(before)
+        .execute(conn)
+        .await?;
+    Ok(removed.rows_affected())
+}
+
+/// The condition under which a player is a guest with no game, unused since
+/// `$1`: not a provider's player nor a computer player, hosts no table,
+/// holds no seat and appears in no game's event log.
+const IDLE_GUEST: &str = "p.external_sub IS NULL AND p.bot_level IS NULL \
+     AND COALESCE(p.last_seen_at, p.created_at) < $1 \
+     AND NOT EXISTS (SELECT 1 FROM games g WHERE g.host_id = p.id) \
+     AND NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.player_id = p.id) \
+     AND NOT EXISTS (SELECT 1 FROM game_events e WHERE e.player_id = p.id)";
+
+/// Removes up to `limit` guests with no game that were last used before
+/// `before`, with their idempotency answers; how many players. Each player
+/// goes in a statement that checks the condition again, so a guest who
+/// takes a seat or comes back meanwhile stays.
+pub async fn remove_idle_guests(
+    conn: &mut AnyConnection,
+    before: i64,
+    limit: i64,
+) -> Result<u64, sqlx::Error> {
+    let ids: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT p.id FROM players p WHERE {IDLE_GUEST} ORDER BY p.id LIMIT $2"
+    )))
+    .bind(before)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut removed = 0;
+    for id in ids {
+        sqlx::query("DELETE FROM idempotency_keys WHERE player_id = $1")
+            .bind(&id)
+            .execute(&mut *conn)
+            .await?;
+        let deleted = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM players WHERE id = $2 AND id IN (SELECT p.id FROM players p WHERE {IDLE_GUEST})"
+        )))
+        .bind(before)
+        .bind(&id)
+        .execute(&mut *conn)
+        .await;
+        match deleted {
+            Ok(done) => removed += done.rows_affected(),
+            // A seat or a table of the player's appeared between the
+            // check and the delete (the foreign key refused): it stays.
+            Err(sqlx::Error::Database(error))
+                if error.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(removed)
+}
+
+/// Gives every table that waits for players and has no due time (stored
+/// before tables were closed automatically) the due time of its closing,
+/// `abandon_after` after its creation, for the scheduler; how many.
+pub async fn schedule_waiting_tables(
+    conn: &mut AnyConnection,
+    abandon_after: i64,
+) -> Result<u64, sqlx::Error> {
+    let scheduled = sqlx::query(
+        "UPDATE games SET due_at = created_at + $1 WHERE status = 'waiting' AND due_at IS NULL",
+    )
+    .bind(abandon_after)
+    .execute(conn)
+    .await?;
+    Ok(scheduled.rows_affected())
+}
+
+/// The player's token generation and when it was last used (its creation
+/// time if never), if the player exists.
+pub async fn player_for_token(
+    conn: &mut AnyConnection,
+    id: Uuid,
+) -> Result<Option<(i64, i64)>, sqlx::Error> {
+    use sqlx::Row;
+    let row = sqlx::query(
+        "SELECT token_generation, COALESCE(last_seen_at, created_at) AS seen FROM players WHERE id = $1",
+    )
+    .bind(id.to_string())
+    .fetch_optional(conn)
+    .await?;
+    row.map(|r| Ok((r.try_get("token_generation")?, r.try_get("seen")?)))
+        .transpose()
+}
+
+/// Marks the player used at `now`.
+pub async fn touch(conn: &mut AnyConnection, id: Uuid, now: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE players SET last_seen_at = $1 WHERE id = $2")
+        .bind(now)
+        .bind(id.to_string())
+        .execute(conn)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,276 @@
+//! Bounded storage: idempotency answers expire, idle guests with no game
+//! are removed, waiting tables are closed, by a job that runs on one
+//! instance at a time and is counted in `/metrics`. Time is a hand-moved
+//! clock.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kaarttafel::clock::{Clock, ManualClock};
+use kaarttafel::http::cleanup::{Policy, run_if_free};
+use kaarttafel::store::idempotency::{self, StoredResponse, TTL_MICROS};
+use kaarttafel::store::{Store, cleanup, players};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::on_both_databases;
+use crate::support::{Db, TestApp, fresh_database};
+
+const HOUR: f64 = 3600.0;
+
+/// A second connection to the app's database, for what no endpoint shows.
+async fn store_of(app: &TestApp) -> Store {
+    Store::connect(&app.settings.database, Duration::from_secs(2))
+        .await
+        .expect("connect to the app's database")
+}
+
+/// The value of the metric line that starts with `series`, 0 when absent.
+async fn metric(app: &TestApp, series: &str) -> f64 {
+    let text = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("metrics body");
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Waits until this instance has run the cleanup job `runs` times.
+async fn runs_reach(app: &TestApp, runs: f64) {
+    for _ in 0..600 {
+        if metric(app, "kaarttafel_cleanup_runs_total ").await >= runs {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the cleanup job did not run {runs} times");
+}
+
+fn answer(hash: &str) -> StoredResponse {
+    StoredResponse {
+        request_hash: hash.into(),
+        status: 201,
+        headers: "[]".into(),
+        body: format!("{{\"hash\":\"{hash}\"}}"),
+    }
+}
+
+async fn an_idempotency_answer_is_never_replayed_after_24_hours_even_before_cleanup(db: Db) {
+    let (database, _scratch) = fresh_database(db).await;
+    let store = Store::connect(&database, Duration::from_secs(2))
+        .await
+        .unwrap();
+    let mut conn = store.acquire().await.unwrap();
+    let player = Uuid::new_v4();
+    players::insert(&mut conn, player, "Sanne").await.unwrap();
+    let t0 = 1_000_000_000_000_000;
+    idempotency::insert(&mut conn, player, "k", &answer("first"), t0)
+        .await
+        .unwrap();
+    let just_before = t0 + TTL_MICROS - 1;
+    assert_eq!(
+        idempotency::find(&mut conn, player, "k", just_before)
+            .await
+            .unwrap(),
+        Some(answer("first"))
+    );
+    assert_eq!(
+        idempotency::find(&mut conn, player, "k", t0 + TTL_MICROS)
+            .await
+            .unwrap(),
+        None,
+        "expired although the row is still there"
+    );
+    // The key is free again: a new first answer takes the old one's place.
+    let later = t0 + TTL_MICROS + 1;
+    idempotency::insert(&mut conn, player, "k", &answer("second"), later)
+        .await
+        .unwrap();
+    assert_eq!(
+        idempotency::find(&mut conn, player, "k", later)
+            .await
+            .unwrap(),
+        Some(answer("second"))
+    );
+    // Cleanup removes only what expired.
+    idempotency::insert(&mut conn, player, "old", &answer("old"), t0)
+        .await
+        .unwrap();
+    let removed = cleanup::remove_idempotency_answers(&mut conn, later - TTL_MICROS + 1)
+        .await
+        .unwrap();
+    assert_eq!(removed, 1);
+    assert!(
+        idempotency::find(&mut conn, player, "k", later)
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+async fn an_idempotency_key_names_a_new_request_after_24_hours(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let anne = app.player("Anne").await;
+    let create = || {
+        app.send_with(
+            Method::POST,
+            "/v1/games",
+            Some(&anne.token),
+            Some(json!({"game": "klaverjassen", "options": {}})),
+            &[("Idempotency-Key", "table-1")],
+        )
+    };
+    let first = create().await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    clock.advance(23.0 * HOUR);
+    let replayed = create().await;
+    assert_eq!(replayed.body["id"], first.body["id"]);
+    assert_eq!(replayed.headers["idempotent-replayed"], "true");
+    clock.advance(HOUR);
+    let fresh = create().await;
+    assert_eq!(fresh.status, StatusCode::CREATED, "{}", fresh.body);
+    assert_ne!(fresh.body["id"], first.body["id"]);
+    assert!(!fresh.headers.contains_key("idempotent-replayed"));
+}
+
+async fn a_guest_with_no_game_is_removed_once_every_token_it_held_expired(db: Db) {
+    // The test settings' tokens live an hour: an idle guest is kept an hour
+    // plus a day after its last use.
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    runs_reach(&app, 1.0).await;
+    let idle = app.player("Idle").await;
+    let active = app.player("Active").await;
+    let (game, seated) = app.full_table("klaverjassen", json!({}), 2).await;
+    let passer_by = app.player("Passer-by").await;
+    let joined = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{game}/seats"),
+            Some(&passer_by.token),
+            Some(json!({"seat": 2})),
+        )
+        .await;
+    assert_eq!(joined.status, StatusCode::OK, "{}", joined.body);
+    let left = app
+        .send(
+            Method::DELETE,
+            &format!("/v1/games/{game}/seats/me"),
+            Some(&passer_by.token),
+            None,
+        )
+        .await;
+    assert_eq!(left.status, StatusCode::OK, "{}", left.body);
+    clock.advance(12.0 * HOUR);
+    runs_reach(&app, 2.0).await;
+    let me = app
+        .send(Method::GET, "/v1/players/me", Some(&active.token), None)
+        .await;
+    assert_eq!(me.status, StatusCode::OK);
+    let removed_before = metric(
+        &app,
+        "kaarttafel_cleanup_rows_total{kind=\"guest_players\"}",
+    )
+    .await;
+    assert_eq!(removed_before, 0.0, "nobody is idle long enough yet");
+    clock.advance(14.0 * HOUR);
+    runs_reach(&app, 3.0).await;
+    assert_eq!(
+        metric(
+            &app,
+            "kaarttafel_cleanup_rows_total{kind=\"guest_players\"}"
+        )
+        .await,
+        1.0
+    );
+    crate::auth::assert_401_everywhere(&app, &idle.token, &game).await;
+    for (who, player) in [
+        ("used 14 hours ago", &active),
+        ("hosts a table", &seated[0]),
+        ("sits at a table", &seated[1]),
+        ("is in a table's event log", &passer_by),
+    ] {
+        let me = app
+            .send(Method::GET, "/v1/players/me", Some(&player.token), None)
+            .await;
+        assert_eq!(me.status, StatusCode::OK, "the guest who {who} was removed");
+    }
+}
+
+async fn a_waiting_table_stored_without_a_due_time_is_closed_as_abandoned(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let anne = app.player("Anne").await;
+    let id = app.table(&anne, "potverteren", json!({})).await;
+    let version = app.view(&id, &anne).await["version"].as_i64().unwrap();
+    // As a table stored before tables were closed automatically.
+    let store = store_of(&app).await;
+    sqlx::query("UPDATE games SET due_at = NULL WHERE id = $1")
+        .bind(&id)
+        .execute(store.pool())
+        .await
+        .unwrap();
+    clock.advance(25.0 * HOUR);
+    let view = app.view_after(&id, &anne, version).await;
+    assert_eq!(view["status"], "abandoned");
+    assert_eq!(
+        metric(
+            &app,
+            "kaarttafel_cleanup_rows_total{kind=\"waiting_tables\"}"
+        )
+        .await,
+        1.0
+    );
+    assert_eq!(
+        metric(&app, "kaarttafel_tables_abandoned_total ").await,
+        1.0
+    );
+}
+
+async fn the_cleanup_job_runs_on_one_instance_at_a_time(db: Db) {
+    let (database, _scratch) = fresh_database(db).await;
+    let store = Store::connect(&database, Duration::from_secs(2))
+        .await
+        .unwrap();
+    let policy = Policy::new(Duration::from_secs(3600));
+    let hour = 3_600_000_000;
+    let now = ManualClock::new().now_micros();
+    let (a, b) = (
+        run_if_free(&store, "a", now, &policy),
+        run_if_free(&store, "b", now, &policy),
+    );
+    let (a, b) = tokio::join!(a, b);
+    let ran = [a.unwrap().is_some(), b.unwrap().is_some()];
+    assert_eq!(ran.iter().filter(|r| **r).count(), 1, "{ran:?}");
+    for (holder, at) in [("a", now + hour - 1), ("b", now + hour / 2)] {
+        assert!(
+            run_if_free(&store, holder, at, &policy)
+                .await
+                .unwrap()
+                .is_none(),
+            "{holder} ran within the hour"
+        );
+    }
+    assert!(
+        run_if_free(&store, "b", now + hour, &policy)
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+on_both_databases!(
+    an_idempotency_answer_is_never_replayed_after_24_hours_even_before_cleanup,
+    an_idempotency_key_names_a_new_request_after_24_hours,
+    a_guest_with_no_game_is_removed_once_every_token_it_held_expired,
+    a_waiting_table_stored_without_a_due_time_is_closed_as_abandoned,
+    the_cleanup_job_runs_on_one_instance_at_a_time,
+);
