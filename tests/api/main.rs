@@ -12,6 +12,7 @@ mod first_hour;
 mod first_start;
 mod input;
 mod klaverjassen;
+mod layout;
 mod limits;
 mod live;
 mod outage;
