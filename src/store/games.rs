@@ -169,10 +169,16 @@ async fn complete(
         return Ok(());
     };
     let records: Vec<String> = if count > 0 {
-        sqlx::query_scalar("SELECT record FROM game_deals WHERE game_id = $1 ORDER BY number")
-            .bind(game.id.to_string())
-            .fetch_all(&mut *conn)
-            .await?
+        // Up to the count read with the row: a read outside a transaction
+        // may see a deal finished since (records are only ever added, and
+        // never change once written).
+        sqlx::query_scalar(
+            "SELECT record FROM game_deals WHERE game_id = $1 AND number <= $2 ORDER BY number",
+        )
+        .bind(game.id.to_string())
+        .bind(count)
+        .fetch_all(&mut *conn)
+        .await?
     } else {
         Vec::new()
     };
