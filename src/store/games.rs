@@ -3,6 +3,7 @@
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
+use super::layout;
 use super::players::{PlayerRow, parse_uuid, player_from};
 use super::{Backend, now_micros};
 
@@ -57,9 +58,10 @@ pub struct Cursor {
 /// Stores a new game (its seats are added with [`add_seat`]).
 pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
     let now = now_micros();
+    let (state, records) = split_state(game.state.as_deref())?;
     sqlx::query(
-        "INSERT INTO games (id, kind, status, version, host_id, options, state, fairness, created_at, updated_at, automation, due_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        "INSERT INTO games (id, kind, status, version, host_id, options, state, fairness, created_at, updated_at, automation, due_at, deals_stored) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     )
     .bind(game.id.to_string())
     .bind(&game.kind)
@@ -67,34 +69,161 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
     .bind(game.version)
     .bind(game.host_id.to_string())
     .bind(&game.options)
-    .bind(game.state.clone())
+    .bind(state)
     .bind(game.fairness.clone())
     .bind(game.created_at)
     .bind(now)
     .bind(game.automation.clone())
     .bind(game.due_at)
+    .bind(records.len() as i64)
+    .execute(&mut *conn)
+    .await?;
+    insert_records(conn, game.id, &records, 0).await
+}
+
+/// Writes a game's status, version, state, automation and when work is due.
+/// Only the live part of the state is rewritten; finished records the row
+/// does not hold yet are added to `game_deals` (one row on the move that
+/// finishes a deal, all of them for a row still in the old layout).
+pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
+    let (state, records) = split_state(game.state.as_deref())?;
+    let stored = if records.is_empty() {
+        0
+    } else {
+        let stored: Option<i64> =
+            sqlx::query_scalar("SELECT deals_stored FROM games WHERE id = $1")
+                .bind(game.id.to_string())
+                .fetch_one(&mut *conn)
+                .await?;
+        stored_count(stored.unwrap_or(0), records.len())?
+    };
+    insert_records(conn, game.id, &records, stored).await?;
+    sqlx::query(
+        "UPDATE games SET status = $1, version = $2, state = $3, fairness = $4, updated_at = $5, \
+         automation = $6, due_at = $7, deals_stored = $8 WHERE id = $9",
+    )
+    .bind(&game.status)
+    .bind(game.version)
+    .bind(state)
+    .bind(game.fairness.clone())
+    .bind(now_micros())
+    .bind(game.automation.clone())
+    .bind(game.due_at)
+    .bind(records.len() as i64)
+    .bind(game.id.to_string())
     .execute(conn)
     .await?;
     Ok(())
 }
 
-/// Writes a game's status, version, state, automation and when work is due.
-pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE games SET status = $1, version = $2, state = $3, fairness = $4, updated_at = $5, \
-         automation = $6, due_at = $7 WHERE id = $8",
-    )
-    .bind(&game.status)
-    .bind(game.version)
-    .bind(game.state.clone())
-    .bind(game.fairness.clone())
-    .bind(now_micros())
-    .bind(game.automation.clone())
-    .bind(game.due_at)
-    .bind(game.id.to_string())
-    .execute(conn)
-    .await?;
+/// The live part of a whole state and its finished records.
+fn split_state(state: Option<&str>) -> Result<(Option<String>, Vec<String>), sqlx::Error> {
+    match state {
+        None => Ok((None, Vec::new())),
+        Some(whole) => {
+            let split = layout::split(whole).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+            Ok((Some(split.live), split.records))
+        }
+    }
+}
+
+/// How many of `total` records are stored, checked: records are only ever
+/// added to a state.
+fn stored_count(stored: i64, total: usize) -> Result<usize, sqlx::Error> {
+    usize::try_from(stored)
+        .ok()
+        .filter(|&stored| stored <= total)
+        .ok_or_else(|| {
+            sqlx::Error::Protocol(format!(
+                "{stored} finished records stored but the state has {total}"
+            ))
+        })
+}
+
+/// Adds `records[from..]` to `game_deals`, numbered from `from + 1`.
+async fn insert_records(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    records: &[String],
+    from: usize,
+) -> Result<(), sqlx::Error> {
+    for (index, record) in records.iter().enumerate().skip(from) {
+        sqlx::query("INSERT INTO game_deals (game_id, number, record) VALUES ($1, $2, $3)")
+            .bind(game.to_string())
+            .bind(index as i64 + 1)
+            .bind(record)
+            .execute(&mut *conn)
+            .await?;
+    }
     Ok(())
+}
+
+/// Puts a game's finished records back into its state, as loaded with
+/// `deals_stored` (None: a row of the old layout, whose state is whole).
+async fn complete(
+    conn: &mut AnyConnection,
+    game: &mut GameRow,
+    deals_stored: Option<i64>,
+) -> Result<(), sqlx::Error> {
+    let (Some(count), Some(live)) = (deals_stored, game.state.as_deref()) else {
+        return Ok(());
+    };
+    let records: Vec<String> = if count > 0 {
+        // Up to the count read with the row: a read outside a transaction
+        // may see a deal finished since (records are only ever added, and
+        // never change once written).
+        sqlx::query_scalar(
+            "SELECT record FROM game_deals WHERE game_id = $1 AND number <= $2 ORDER BY number",
+        )
+        .bind(game.id.to_string())
+        .bind(count)
+        .fetch_all(&mut *conn)
+        .await?
+    } else {
+        Vec::new()
+    };
+    if records.len() as i64 != count {
+        return Err(sqlx::Error::Protocol(format!(
+            "game {}: {count} finished records expected, {} stored",
+            game.id,
+            records.len()
+        )));
+    }
+    let whole = layout::join(live, &records).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+    game.state = Some(whole);
+    Ok(())
+}
+
+/// Splits one row still in the old layout (whole state in `games.state`),
+/// if it still is: its finished records go to `game_deals`, its state
+/// keeps the live part. `updated_at` is left as it is. Returns whether the
+/// row was split.
+pub async fn split_old_row(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    id: &str,
+) -> Result<bool, sqlx::Error> {
+    let query = if backend == Backend::Postgres {
+        "SELECT state FROM games WHERE id = $1 AND deals_stored IS NULL FOR UPDATE"
+    } else {
+        "SELECT state FROM games WHERE id = $1 AND deals_stored IS NULL"
+    };
+    let Some(state): Option<Option<String>> = sqlx::query_scalar(query)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(false);
+    };
+    let (state, records) = split_state(state.as_deref())?;
+    insert_records(conn, parse_uuid(id.to_owned())?, &records, 0).await?;
+    sqlx::query("UPDATE games SET state = $1, deals_stored = $2 WHERE id = $3")
+        .bind(state)
+        .bind(records.len() as i64)
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(true)
 }
 
 /// Seats `player` at `seat`.
@@ -137,9 +266,9 @@ pub async fn load(
     lock: bool,
 ) -> Result<Option<GameRow>, sqlx::Error> {
     let query = if lock && backend == Backend::Postgres {
-        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at FROM games WHERE id = $1 FOR UPDATE"
+        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games WHERE id = $1 FOR UPDATE"
     } else {
-        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at FROM games WHERE id = $1"
+        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games WHERE id = $1"
     };
     let Some(row) = sqlx::query(query)
         .bind(id.to_string())
@@ -149,6 +278,7 @@ pub async fn load(
         return Ok(None);
     };
     let mut game = game_from(&row)?;
+    complete(conn, &mut game, row.try_get("deals_stored")?).await?;
     game.seats = seats_of(conn, id).await?;
     Ok(Some(game))
 }
@@ -162,7 +292,7 @@ pub async fn lobby(
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     let (before_time, before_id) = cursor_bounds(after);
     let rows = sqlx::query(
-        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at FROM games \
+        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games \
          WHERE status = 'waiting' AND ($1 IS NULL OR kind = $1) \
            AND id NOT IN (SELECT game_id FROM invite_codes) \
            AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
@@ -186,7 +316,7 @@ pub async fn of_player(
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     let (before_time, before_id) = cursor_bounds(after);
     let rows = sqlx::query(
-        "SELECT g.id, g.kind, g.status, g.version, g.host_id, g.options, g.state, g.fairness, g.created_at, g.automation, g.due_at \
+        "SELECT g.id, g.kind, g.status, g.version, g.host_id, g.options, g.state, g.fairness, g.created_at, g.automation, g.due_at, g.deals_stored \
          FROM games g JOIN game_seats s ON s.game_id = g.id \
          WHERE s.player_id = $1 AND (g.created_at < $2 OR (g.created_at = $2 AND g.id < $3)) \
          ORDER BY g.created_at DESC, g.id DESC LIMIT $4",
@@ -215,6 +345,7 @@ async fn with_seats(
     let mut games = Vec::with_capacity(rows.len());
     for row in &rows {
         let mut game = game_from(row)?;
+        complete(conn, &mut game, row.try_get("deals_stored")?).await?;
         game.seats = seats_of(conn, game.id).await?;
         games.push(game);
     }

@@ -10,6 +10,7 @@ pub mod events;
 pub mod friends;
 pub mod games;
 pub mod idempotency;
+pub mod layout;
 pub mod listen;
 pub mod players;
 pub mod settings;
@@ -123,11 +124,58 @@ impl Store {
             Database::Postgres(url) => Some(url.clone()),
             Database::Sqlite(_) => None,
         };
-        Ok(Store {
+        let store = Store {
             pool,
             backend,
             postgres_url,
-        })
+        };
+        let split = store.split_old_layout().await?;
+        if split > 0 {
+            tracing::info!(
+                games = split,
+                "stored games moved to the finished-deals layout"
+            );
+        }
+        Ok(store)
+    }
+
+    /// Splits every game row still in the layout of earlier releases (the
+    /// whole state in `games.state`, `deals_stored` NULL) into its live part
+    /// and its `game_deals` rows, in batches of one transaction each. Rows
+    /// not split yet are read as they are, and a row is split on its next
+    /// write anyway; this does it for all at start so none is left behind.
+    pub async fn split_old_layout(&self) -> Result<u64, sqlx::Error> {
+        const BATCH: i64 = 200;
+        let mut split = 0;
+        let mut after = String::new();
+        loop {
+            let mut tx = self.begin_write().await?;
+            let ids: Vec<String> = sqlx::query_scalar(
+                "SELECT id FROM games WHERE deals_stored IS NULL AND id > $1 ORDER BY id LIMIT $2",
+            )
+            .bind(&after)
+            .bind(BATCH)
+            .fetch_all(&mut *tx)
+            .await?;
+            let Some(last) = ids.last() else {
+                tx.commit().await?;
+                return Ok(split);
+            };
+            after.clone_from(last);
+            for id in &ids {
+                match games::split_old_row(&mut tx, self.backend, id).await {
+                    Ok(true) => split += 1,
+                    Ok(false) => {}
+                    // An unreadable state stays as it is (and answers as
+                    // before: a 500 naming the game), not blocking the start.
+                    Err(sqlx::Error::Encode(error)) => {
+                        tracing::error!(game = %id, %error, "stored state unreadable, left whole");
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+            tx.commit().await?;
+        }
     }
 
     /// The engine behind this store.

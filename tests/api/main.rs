@@ -14,6 +14,7 @@ mod friends;
 mod hints;
 mod input;
 mod klaverjassen;
+mod layout;
 mod limits;
 mod live;
 mod outage;
