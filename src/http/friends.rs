@@ -400,7 +400,15 @@ pub async fn quick_match(
         ));
     }
     let mut tx = state.store.begin_write().await?;
-    if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash).await? {
+    if let Some(replayed) = replay(
+        &mut tx,
+        caller.id,
+        key.as_deref(),
+        &hash,
+        state.clock.now_micros(),
+    )
+    .await?
+    {
         return Ok(replayed);
     }
     let backend = state.store.backend();
@@ -436,7 +444,15 @@ pub async fn quick_match(
             continue;
         }
         if game.seat_of(caller.id).is_some() {
-            return seated_answer(tx, &game, caller.id, key.as_deref(), hash).await;
+            return seated_answer(
+                tx,
+                &game,
+                caller.id,
+                key.as_deref(),
+                hash,
+                state.clock.now_micros(),
+            )
+            .await;
         }
         release_reservations(&mut game, now);
         let Ok(seat) = game.join(player.clone(), None) else {
@@ -458,7 +474,15 @@ pub async fn quick_match(
             None,
         )
         .await?;
-        let answer = seated_answer(tx, &game, caller.id, key.as_deref(), hash).await?;
+        let answer = seated_answer(
+            tx,
+            &game,
+            caller.id,
+            key.as_deref(),
+            hash,
+            state.clock.now_micros(),
+        )
+        .await?;
         after_commit(&state, &game, &event, None);
         return Ok(answer);
     }
@@ -476,6 +500,7 @@ pub async fn quick_match(
         StatusCode::CREATED,
         &headers,
         &body,
+        now,
     )
     .await?;
     tx.commit().await?;
@@ -493,10 +518,21 @@ async fn seated_answer(
     caller: Uuid,
     key: Option<&str>,
     hash: String,
+    now: i64,
 ) -> Result<HttpResponse, ApiError> {
     let body = view_json(game, caller)?;
     let headers = [(header::ETAG.as_str(), etag(game.version))];
-    remember(&mut tx, caller, key, hash, StatusCode::OK, &headers, &body).await?;
+    remember(
+        &mut tx,
+        caller,
+        key,
+        hash,
+        StatusCode::OK,
+        &headers,
+        &body,
+        now,
+    )
+    .await?;
     tx.commit().await?;
     Ok(json_answer(StatusCode::OK, headers).body(body))
 }
