@@ -462,9 +462,16 @@ pub(crate) fn every_authenticated_request(
                         ("POST", "/v1/games/{id}/seats") => json!({"seat": 1}),
                         ("POST", "/v1/games/{id}/bots") => json!({"seat": 1, "level": "basic"}),
                         ("POST", "/v1/games/{id}/moves") => json!({"move": {"type": "pass"}}),
+                        ("POST", "/v1/invites/{code}") => json!({"seat": 1}),
+                        ("POST", "/v1/matchmaking") => json!({"game": "klaverjassen"}),
+                        ("PATCH", "/v1/players/me") => json!({"name": "Anne"}),
                         other => panic!("no sample body for {other:?}: add one"),
                     });
-            let path = path.replace("{id}", game).replace("{seat}", "1");
+            let path = path
+                .replace("{id}", game)
+                .replace("{seat}", "1")
+                .replace("{n}", "1")
+                .replace("{code}", "ABCDEFGHJK");
             requests.push((method, path, body));
         }
     }
