@@ -308,7 +308,7 @@ def private_table_among_friends() -> None:
     anne, *friends = [Player(name) for name in ("Anne", "Bob", "Cor", "Dirk")]
     options = KlaverjassenOptions(deals=1, private=True)
     view = expect_view(
-        create_game.sync(client=anne.client, body=NewGame(game=GameKind.KLAVERJASSEN, options=options)),
+        create_game.sync(client=anne.client, body=NewKlaverjassenGame(game=NewKlaverjassenGameGame.KLAVERJASSEN, options=options)),
         "create a private table",
     )
     code = view.invite_code
