@@ -23,7 +23,7 @@ use super::change::{
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson};
 use super::games::{GameSummary, TakeSeat, join_game};
-use super::players::NAME_MAX;
+use super::players::valid_name;
 use super::record::{game_from_row, game_to_row, system_rng};
 use crate::rules::Seat;
 use crate::rules::klaverjassen::Team;
@@ -818,12 +818,7 @@ pub async fn rename(
     caller: AuthPlayer,
     body: web::Json<Rename>,
 ) -> Result<web::Json<Profile>, ApiError> {
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > NAME_MAX || name.chars().any(char::is_control) {
-        return Err(ApiError::validation(format!(
-            "name: 1 to {NAME_MAX} characters, not blank, no control characters"
-        )));
-    }
+    let name = valid_name(&body.name)?;
     let mut tx = state.store.begin_write().await?;
     if !store::rename(&mut tx, caller.id, name).await? {
         return Err(ApiError::Token(crate::auth::TokenError::Invalid));

@@ -16,6 +16,18 @@ use crate::store::{games, players};
 /// The longest player name, in characters.
 pub const NAME_MAX: usize = 40;
 
+/// `name` trimmed, when it is a name others may see: 1 to [`NAME_MAX`]
+/// characters, not blank, no control characters (sign-up and renaming).
+pub fn valid_name(name: &str) -> Result<&str, ApiError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > NAME_MAX || name.chars().any(char::is_control) {
+        return Err(ApiError::validation(format!(
+            "name: 1 to {NAME_MAX} characters, not blank, no control characters"
+        )));
+    }
+    Ok(name)
+}
+
 /// A new guest player.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -68,12 +80,7 @@ pub async fn create_player(
     state: web::Data<AppState>,
     body: web::Json<NewPlayer>,
 ) -> Result<HttpResponse, ApiError> {
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > NAME_MAX || name.chars().any(char::is_control) {
-        return Err(ApiError::validation(format!(
-            "name: 1 to {NAME_MAX} characters, not blank, no control characters"
-        )));
-    }
+    let name = valid_name(&body.name)?;
     let id = Uuid::new_v4();
     let mut conn = state.store.acquire().await?;
     players::insert(&mut conn, id, name).await?;
