@@ -199,11 +199,13 @@ fn a_node_budget_drops_the_unfinished_sample_and_decides_from_those_completed() 
     let starved = run(Budget::counted(32, 10));
     assert_eq!(starved.samples, 0);
     assert!(starved.values.is_empty());
+    assert!(starved.out_of_budget);
     assert!(legal.contains(&starved.chosen));
     // A budget that runs out part-way: fewer samples than allowed, and the
     // same decision every time (node counts, not the clock).
     let full = run(Budget::counted(8, u64::MAX));
     assert_eq!(full.samples, 8);
+    assert!(!full.out_of_budget);
     let partial = run(Budget::counted(8, 40_000));
     assert!(partial.samples < 8, "{}", partial.samples);
     assert_eq!(partial, run(Budget::counted(8, 40_000)));

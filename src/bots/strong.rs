@@ -2,7 +2,10 @@
 //! [`crate::rules::klaverjassen::strong`] (perfect-information Monte Carlo
 //! over sampled deals, docs/solver.md), at its default budget of at most
 //! 200 ms per decision. Like every computer player it gets the seat's view
-//! only, and answers with one of its legal moves.
+//! only, and answers with one of its legal moves. When not one sampled deal
+//! can be solved within the budget (early in a deal, on a slow machine, or
+//! for the trump choice, which solves every suit per sample), it plays as
+//! `basic` would rather than the first legal card.
 
 use crate::rules::klaverjassen::Move as KlaverMove;
 use crate::rules::klaverjassen::strong::{Budget, decide};
@@ -10,6 +13,7 @@ use crate::table::Move;
 use crate::table::view::GameView;
 
 use super::Player;
+use super::klaverjassen::BasicPlayer;
 
 /// The `strong` Klaverjassen player (`StrongPlayer::default()`: the default
 /// budget).
@@ -35,6 +39,9 @@ impl Player for StrongPlayer {
             return Some(Move::Klaverjassen(KlaverMove::Deal));
         }
         let decision = decide(seat, game, &moves, self.budget, rng)?;
+        if decision.out_of_budget {
+            return BasicPlayer.choose(view, rng);
+        }
         Some(Move::Klaverjassen(decision.chosen))
     }
 }

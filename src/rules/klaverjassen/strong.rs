@@ -104,6 +104,11 @@ pub struct Decision {
     pub values: Vec<(Move, f64)>,
     /// How many deals were sampled.
     pub samples: u32,
+    /// Not one sampled deal could be solved within the budget, so `chosen`
+    /// is only the first legal card or suit: a caller with a better rule of
+    /// thumb should play that instead (the `strong` computer player plays as
+    /// `basic` then, docs/solver.md).
+    pub out_of_budget: bool,
 }
 
 /// Decides `seat`'s move from its view and its legal moves (as the table
@@ -121,6 +126,7 @@ pub fn decide<R: Rng + ?Sized>(
         chosen,
         values: Vec::new(),
         samples: 0,
+        out_of_budget: false,
     };
     let tricks = played_tricks(view);
     // Club mode offers reports; report an opponent whose revoke is proven.
@@ -519,6 +525,7 @@ fn fallback(legal: &[Move]) -> Decision {
         chosen,
         values: Vec::new(),
         samples: 0,
+        out_of_budget: true,
     }
 }
 
@@ -536,6 +543,7 @@ fn finish(values: Vec<(Move, f64)>, samples: u32) -> Decision {
         chosen,
         values,
         samples,
+        out_of_budget: false,
     }
 }
 
