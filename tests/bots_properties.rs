@@ -151,3 +151,107 @@ fn the_random_player_only_makes_legal_moves() {
         game.play_for(seat, mv, &mut rng).unwrap();
     }
 }
+
+/// `strong` at Klaverjassen is the solver player (not `basic` under another
+/// name): late in a deal, where 32 samples finish long before the 200 ms
+/// clock, `player_for` decides exactly as the solver player with the same
+/// counts and no clock, given the same random seed, and that decision is
+/// not always `basic`'s.
+#[test]
+fn the_strong_level_at_klaverjassen_plays_through_the_solver_player() {
+    use kaarttafel::bots::strong::StrongPlayer;
+    use kaarttafel::rules::klaverjassen::strong::Budget;
+
+    let strong = player_for(GameKind::Klaverjassen, Level::Strong);
+    let basic = player_for(GameKind::Klaverjassen, Level::Basic);
+    let solver_player = StrongPlayer {
+        budget: Budget {
+            time: None,
+            ..Budget::default()
+        },
+    };
+    let (mut compared, mut unlike_basic) = (0, 0);
+    for seed in 0..6 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut game = table(GameKind::Klaverjassen, json!({"deals": 8}), &mut rng);
+        while game.status == Status::Playing {
+            let seat = game.awaiting().unwrap().seats[0];
+            let view = game.view_of_seat(Some(seat));
+            let mv = basic.choose(&view, &mut rng).unwrap();
+            let cards_left = view.klaverjassen.as_ref().map_or(0, |k| k.hand.len());
+            if view.legal_moves.len() > 1 && (1..=2).contains(&cards_left) {
+                let decision_seed = seed * 1_000 + game.version as u64;
+                let chosen = strong
+                    .choose(&view, &mut StdRng::seed_from_u64(decision_seed))
+                    .unwrap();
+                let expected = solver_player
+                    .choose(&view, &mut StdRng::seed_from_u64(decision_seed))
+                    .unwrap();
+                assert_eq!(chosen, expected, "seed {seed}, version {}", game.version);
+                assert!(view.legal_moves.contains(&chosen));
+                compared += 1;
+                unlike_basic += usize::from(chosen != mv);
+            }
+            game.play_for(seat, mv, &mut rng).unwrap();
+        }
+    }
+    assert!(compared >= 100, "only {compared} decisions compared");
+    assert!(unlike_basic > 0, "strong chose as basic in all {compared}");
+}
+
+/// When not one sampled deal can be solved within its budget, the `strong`
+/// Klaverjassen player plays as `basic` (not the first legal card), for
+/// trump and for cards alike.
+#[test]
+fn a_strong_player_that_cannot_solve_one_sample_in_its_budget_plays_as_basic() {
+    use kaarttafel::bots::strong::StrongPlayer;
+    use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
+    use kaarttafel::rules::klaverjassen::{Move as KlaverMove, Phase};
+    use kaarttafel::table::Move;
+
+    let budget = Budget::counted(32, 10);
+    let starved = StrongPlayer { budget };
+    let basic = player_for(GameKind::Klaverjassen, Level::Basic);
+    let (mut cards, mut trumps) = (0, 0);
+    for seed in 0..4 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut game = table(GameKind::Klaverjassen, json!({"deals": 4}), &mut rng);
+        while game.status == Status::Playing {
+            let seat = game.awaiting().unwrap().seats[0];
+            let view = game.view_of_seat(Some(seat));
+            let mv = basic.choose(&view, &mut rng).unwrap();
+            let klaverjassen = view.klaverjassen.as_ref().unwrap();
+            let legal: Vec<KlaverMove> = view
+                .legal_moves
+                .iter()
+                .filter_map(|m| match m {
+                    Move::Klaverjassen(m) => Some(*m),
+                    _ => None,
+                })
+                .collect();
+            let decision_seed = seed * 1_000 + game.version as u64;
+            let decision = decide(
+                seat,
+                klaverjassen,
+                &legal,
+                budget,
+                &mut StdRng::seed_from_u64(decision_seed),
+            );
+            if decision.is_some_and(|d| d.out_of_budget) {
+                let chosen = starved
+                    .choose(&view, &mut StdRng::seed_from_u64(decision_seed))
+                    .unwrap();
+                assert_eq!(chosen, mv, "seed {seed}, version {}", game.version);
+                match klaverjassen.phase {
+                    Phase::ChoosingTrump => trumps += 1,
+                    _ => cards += 1,
+                }
+            }
+            game.play_for(seat, mv, &mut rng).unwrap();
+        }
+    }
+    assert!(
+        cards >= 100 && trumps >= 10,
+        "{cards} cards, {trumps} trumps"
+    );
+}

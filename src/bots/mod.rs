@@ -24,7 +24,8 @@ pub enum Level {
     /// A sound rule-based player with a club player's habits.
     Basic,
     /// The strongest player available: at Klaverjassen the exact-solver
-    /// player (docs/solver.md); at Potverteren, for now, as `basic`.
+    /// player (docs/solver.md), at Potverteren the expected-chips player
+    /// (docs/bots.md).
     Strong,
 }
 
