@@ -102,18 +102,27 @@ impl StreamViews {
         StreamViews { views, reader }
     }
 
-    /// Every view sent up to and including `version` (waiting for it), then
-    /// the stream is closed.
+    /// Every view sent up to and including `version` (waiting for it while
+    /// the stream keeps sending: it gives up after 30 s without a new view,
+    /// so a slow machine does not fail a stream that is still catching up),
+    /// then the stream is closed.
     async fn until(self, version: i64) -> Vec<Value> {
-        for _ in 0..600 {
-            let seen = self
-                .views
-                .lock()
-                .unwrap()
-                .last()
-                .map(|v| v["version"].clone());
-            if seen.and_then(|v| v.as_i64()).is_some_and(|v| v >= version) {
+        let (mut received, mut idle) = (0, 0);
+        while idle < 600 {
+            let (count, seen) = {
+                let views = self.views.lock().unwrap();
+                (
+                    views.len(),
+                    views.last().and_then(|v| v["version"].as_i64()),
+                )
+            };
+            if seen.is_some_and(|v| v >= version) {
                 break;
+            }
+            if count > received {
+                (received, idle) = (count, 0);
+            } else {
+                idle += 1;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
