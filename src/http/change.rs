@@ -216,7 +216,7 @@ pub async fn change_game<B: Serialize>(
         state,
         &mut tx,
         &mut game,
-        row.created_at,
+        &row,
         &event,
         Some(caller.id),
         None,
@@ -243,20 +243,23 @@ pub async fn change_game<B: Serialize>(
 /// Writes an accepted change inside `tx`: the version goes up by one, the
 /// deadline and when automatic work falls due are set, the seat change and
 /// the event are written, and (on Postgres) the change is announced. The
-/// one path of a player's change and of an automatic move.
+/// one path of a player's change and of an automatic move. `loaded` is the
+/// game's row as loaded, locked, in `tx`.
 pub async fn record_change(
     state: &AppState,
     tx: &mut Tx,
     game: &mut Game,
-    created_at: i64,
+    loaded: &games::GameRow,
     event: &Event,
     player: Option<Uuid>,
     actor: Option<&str>,
 ) -> Result<(), ApiError> {
     game.version += 1;
+    let created_at = loaded.created_at;
     let due_at = game.schedule(created_at, state.clock.now_micros());
     let mut row = game_to_row(game, created_at)?;
     row.due_at = due_at;
+    row.deals_stored = loaded.deals_stored;
     games::update(tx, &row).await?;
     match event.seat_change {
         Some(SeatChange::Took(seat)) => {

@@ -7,6 +7,8 @@ use std::pin::Pin;
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
+use sqlx::Any;
+use sqlx::pool::PoolConnection;
 use uuid::Uuid;
 
 use super::AppState;
@@ -35,41 +37,75 @@ impl FromRequest for AuthPlayer {
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let state = req.app_data::<web::Data<AppState>>().cloned();
-        let token = bearer_token(req);
+        let authenticated = authenticate(req);
+        // The connection goes back to the pool here, before the handler runs.
+        Box::pin(async move { Ok(authenticated.await?.0) })
+    }
+}
+
+/// The authenticated player together with the pooled connection its token
+/// was checked on, for a handler whose first database work is a plain read
+/// ([`super::games::get_game`]): it reads on that connection instead of
+/// acquiring a second one, which saves the pool's release and acquire round
+/// trips. A handler that waits or writes takes [`AuthPlayer`] instead, so
+/// no connection is held while it waits for anything else.
+pub struct AuthPlayerConnection {
+    /// The player.
+    pub player: AuthPlayer,
+    /// The connection the token was checked on.
+    pub conn: PoolConnection<Any>,
+}
+
+impl FromRequest for AuthPlayerConnection {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let authenticated = authenticate(req);
         Box::pin(async move {
-            let state =
-                state.ok_or_else(|| ApiError::Internal("application state missing".into()))?;
-            match state.tokens.verify(&token?)? {
-                Identity::Player { id, generation } => {
-                    // One primary-key read per request makes sign-out
-                    // immediate on every instance (docs/api.md, tokens).
-                    // A player that does not exist (never did, or was
-                    // removed as an idle guest) is refused like a bad token.
-                    let mut conn = state.store.acquire().await?;
-                    match cleanup::player_for_token(&mut conn, id).await? {
-                        Some((current, seen)) if current == generation => {
-                            let now = state.clock.now_micros();
-                            if seen < now - TOUCH_EVERY_MICROS {
-                                // Activity keeps a guest (docs/operations.md);
-                                // a failed mark costs the caller nothing.
-                                if let Err(error) = cleanup::touch(&mut conn, id, now).await {
-                                    tracing::warn!(%error, "could not mark the player active");
-                                }
+            let (player, conn) = authenticated.await?;
+            Ok(AuthPlayerConnection { player, conn })
+        })
+    }
+}
+
+/// Checks the request's bearer token, on a connection it returns.
+fn authenticate(
+    req: &HttpRequest,
+) -> impl Future<Output = Result<(AuthPlayer, PoolConnection<Any>), ApiError>> + 'static {
+    let state = req.app_data::<web::Data<AppState>>().cloned();
+    let token = bearer_token(req);
+    async move {
+        let state = state.ok_or_else(|| ApiError::Internal("application state missing".into()))?;
+        match state.tokens.verify(&token?)? {
+            Identity::Player { id, generation } => {
+                // One primary-key read per request makes sign-out
+                // immediate on every instance (docs/api.md, tokens).
+                // A player that does not exist (never did, or was
+                // removed as an idle guest) is refused like a bad token.
+                let mut conn = state.store.acquire().await?;
+                match cleanup::player_for_token(&mut conn, id).await? {
+                    Some((current, seen)) if current == generation => {
+                        let now = state.clock.now_micros();
+                        if seen < now - TOUCH_EVERY_MICROS {
+                            // Activity keeps a guest (docs/operations.md);
+                            // a failed mark costs the caller nothing.
+                            if let Err(error) = cleanup::touch(&mut conn, id, now).await {
+                                tracing::warn!(%error, "could not mark the player active");
                             }
-                            Ok(AuthPlayer { id })
                         }
-                        Some(_) => Err(TokenError::SignedOut.into()),
-                        None => Err(TokenError::Invalid.into()),
+                        Ok((AuthPlayer { id }, conn))
                     }
-                }
-                Identity::External { subject, name } => {
-                    let mut conn = state.store.acquire().await?;
-                    let player = players::for_external_subject(&mut conn, &subject, &name).await?;
-                    Ok(AuthPlayer { id: player.id })
+                    Some(_) => Err(TokenError::SignedOut.into()),
+                    None => Err(TokenError::Invalid.into()),
                 }
             }
-        })
+            Identity::External { subject, name } => {
+                let mut conn = state.store.acquire().await?;
+                let player = players::for_external_subject(&mut conn, &subject, &name).await?;
+                Ok((AuthPlayer { id: player.id }, conn))
+            }
+        }
     }
 }
 

@@ -12,9 +12,9 @@ use super::change::{
     remember, replay, request_hash, seated_player, view_json,
 };
 use super::error::{ApiError, Problem};
-use super::extract::{AuthPlayer, OptionalJson};
+use super::extract::{AuthPlayer, AuthPlayerConnection, OptionalJson};
 use super::record::{game_from_row, game_to_row, system_rng};
-use super::stream::{load, wait_past};
+use super::stream::{load, load_on, wait_past};
 use crate::bots::Level;
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
@@ -368,18 +368,30 @@ pub const LONG_POLL_MAX_SECONDS: u64 = 60;
 pub async fn get_game(
     state: web::Data<AppState>,
     req: HttpRequest,
-    caller: AuthPlayer,
+    caller: AuthPlayerConnection,
     id: web::Path<Uuid>,
     query: web::Query<GameQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    let AuthPlayerConnection {
+        player: caller,
+        mut conn,
+    } = caller;
     let game = match query.wait_for_version {
         None if query.timeout_s.is_some() => {
             return Err(ApiError::validation(
                 "timeout_s: only with wait_for_version",
             ));
         }
-        None => load(&state, *id).await?,
+        // Read on the connection the token was checked on, and given back
+        // before the view is built.
+        None => {
+            let game = load_on(&mut conn, &state, *id).await?;
+            drop(conn);
+            game
+        }
         Some(version) => {
+            // A long poll holds no connection while it waits.
+            drop(conn);
             let seconds = query.timeout_s.unwrap_or(30);
             if version < 0 || seconds > LONG_POLL_MAX_SECONDS {
                 return Err(ApiError::validation(format!(

@@ -114,6 +114,7 @@ pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
             .map_err(json)?,
         ),
         due_at: None,
+        deals_stored: None,
     })
 }
 

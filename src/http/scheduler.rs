@@ -176,7 +176,7 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
             state,
             &mut tx,
             &mut game,
-            locked.created_at,
+            &locked,
             &event,
             player,
             Some(actor),

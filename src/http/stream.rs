@@ -19,7 +19,16 @@ use crate::table::Game;
 /// The game as stored now.
 pub async fn load(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
     let mut conn = state.store.acquire().await?;
-    let row = games::load(&mut conn, state.store.backend(), id, false)
+    load_on(&mut conn, state, id).await
+}
+
+/// The game as stored now, read on `conn`.
+pub async fn load_on(
+    conn: &mut sqlx::AnyConnection,
+    state: &AppState,
+    id: Uuid,
+) -> Result<Game, ApiError> {
+    let row = games::load(conn, state.store.backend(), id, false)
         .await?
         .ok_or_else(|| no_game(id))?;
     game_from_row(&row)

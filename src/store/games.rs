@@ -35,6 +35,10 @@ pub struct GameRow {
     pub automation: Option<String>,
     /// When automatic work is due on this game, Unix microseconds.
     pub due_at: Option<i64>,
+    /// How many finished records `game_deals` holds for the game, as
+    /// [`load`] read it (0 for a row of the old layout); `None` when not
+    /// known, and [`update`] reads it then.
+    pub deals_stored: Option<i64>,
 }
 
 /// A taken seat.
@@ -90,12 +94,19 @@ pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
     let stored = if records.is_empty() {
         0
     } else {
-        let stored: Option<i64> =
-            sqlx::query_scalar("SELECT deals_stored FROM games WHERE id = $1")
-                .bind(game.id.to_string())
-                .fetch_one(&mut *conn)
-                .await?;
-        stored_count(stored.unwrap_or(0), records.len())?
+        // Known from the locked load in the same transaction, so nothing
+        // can have added a record since; read only when not known.
+        let stored = match game.deals_stored {
+            Some(stored) => stored,
+            None => {
+                sqlx::query_scalar::<_, Option<i64>>("SELECT deals_stored FROM games WHERE id = $1")
+                    .bind(game.id.to_string())
+                    .fetch_one(&mut *conn)
+                    .await?
+                    .unwrap_or(0)
+            }
+        };
+        stored_count(stored, records.len())?
     };
     insert_records(conn, game.id, &records, stored).await?;
     sqlx::query(
@@ -278,7 +289,9 @@ pub async fn load(
         return Ok(None);
     };
     let mut game = game_from(&row)?;
-    complete(conn, &mut game, row.try_get("deals_stored")?).await?;
+    let deals_stored: Option<i64> = row.try_get("deals_stored")?;
+    complete(conn, &mut game, deals_stored).await?;
+    game.deals_stored = Some(deals_stored.unwrap_or(0));
     game.seats = seats_of(conn, id).await?;
     Ok(Some(game))
 }
@@ -385,6 +398,7 @@ fn game_from(row: &sqlx::any::AnyRow) -> Result<GameRow, sqlx::Error> {
         seats: Vec::new(),
         automation: row.try_get("automation")?,
         due_at: row.try_get("due_at")?,
+        deals_stored: None,
     })
 }
 
