@@ -42,6 +42,11 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: AnyPool,
+    /// SQLite: the one connection write transactions run on, so writers
+    /// queue in the pool (first come, first served) instead of polling the
+    /// file lock in SQLite's busy handler, whose sleeps grow to 100 ms.
+    /// `None` on Postgres, where rows are locked one by one.
+    writer: Option<AnyPool>,
     backend: Backend,
     postgres_url: Option<crate::config::Secret>,
 }
@@ -92,9 +97,7 @@ impl Store {
                             // survives a crash of the process, and the last ones
                             // may be lost only if the machine itself goes down.
                             // A writer waits up to 5 s for the write lock.
-                            for pragma in
-                                ["PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"]
-                            {
+                            for pragma in SQLITE_PRAGMAS {
                                 sqlx::query(pragma).execute(&mut *conn).await?;
                             }
                         }
@@ -119,6 +122,29 @@ impl Store {
                 .execute(&pool)
                 .await?;
         }
+        // SQLite writes go through one connection of their own (see
+        // `Store::writer`); the pool above serves reads, which WAL never blocks.
+        let writer = match backend {
+            Backend::Sqlite => Some(
+                AnyPoolOptions::new()
+                    .max_connections(1)
+                    .min_connections(1)
+                    .idle_timeout(None)
+                    .max_lifetime(None)
+                    .acquire_timeout(acquire_timeout)
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            for pragma in SQLITE_PRAGMAS {
+                                sqlx::query(pragma).execute(&mut *conn).await?;
+                            }
+                            Ok(())
+                        })
+                    })
+                    .connect_with(options.clone())
+                    .await?,
+            ),
+            Backend::Postgres => None,
+        };
         MIGRATOR.run(&pool).await?;
         let postgres_url = match database {
             Database::Postgres(url) => Some(url.clone()),
@@ -126,6 +152,7 @@ impl Store {
         };
         let store = Store {
             pool,
+            writer,
             backend,
             postgres_url,
         };
@@ -222,7 +249,10 @@ impl Store {
     async fn begin_write_once(&self) -> Result<Tx, sqlx::Error> {
         match self.backend {
             Backend::Postgres => self.pool.begin().await,
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Sqlite => {
+                let writer = self.writer.as_ref().unwrap_or(&self.pool);
+                writer.begin_with("BEGIN IMMEDIATE").await
+            }
         }
     }
 
@@ -243,9 +273,19 @@ impl Store {
 
     /// Closes the pool, waiting for connections in use.
     pub async fn close(&self) {
+        if let Some(writer) = &self.writer {
+            writer.close().await;
+        }
         self.pool.close().await;
     }
 }
+
+/// Set on every SQLite connection. WAL (set once, kept in the file) with
+/// NORMAL syncs at checkpoints, not at every commit: a commit survives a
+/// crash of the process, and the last ones may be lost only if the machine
+/// itself goes down. A write outside the writer connection (an autocommit
+/// statement on a read connection) waits up to 5 s for the write lock.
+const SQLITE_PRAGMAS: [&str; 2] = ["PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"];
 
 /// How long starting waits for the database to come up.
 pub const STARTUP_WAIT: Duration = Duration::from_secs(10);
