@@ -7,7 +7,8 @@
 //! second), then the strong player's decision time at its default budget
 //! over 10,000 random positions (`STRONG_POSITIONS=N` for another count;
 //! `SOLVER_DEALS=N` for the deal count; `SOLVER_RELATIVE=0` turns the
-//! rest-of-deal search off), then criterion's figures.
+//! rest-of-deal search off; `SOLVER_EXTRAS=N` sets the solver's newer
+//! techniques, `Solver::EXTRA_*` or-ed), then criterion's figures.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -55,6 +56,14 @@ fn distribution() {
         relative,
         ..Techniques::default()
     });
+    // SOLVER_EXTRAS=N: the solver's newer techniques (Solver::EXTRA_*
+    // switches, or-ed), for measuring each.
+    if let Some(flags) = std::env::var("SOLVER_EXTRAS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        solver.set_extras(flags);
+    }
     for (label, every_card) in [("value", false), ("every card", true)] {
         let mut times = Vec::with_capacity(deals);
         let nodes_before = solver.nodes();

@@ -365,3 +365,120 @@ fn a_solve_that_reaches_its_limits_gives_up_and_the_next_solve_is_exact() {
         );
     }
 }
+
+/// The trick winner written out from RULES.md's card order, apart from the
+/// rules core's tables: trumps J 9 A 10 K Q 8 7 beat everything, then the
+/// led suit A 10 K Q J 9 8 7; other cards never win.
+fn reference_winner(cards: &[Card; 4], trump: Suit) -> usize {
+    use kaarttafel::rules::cards::Rank;
+    let trump_order = [
+        Rank::Jack,
+        Rank::Nine,
+        Rank::Ace,
+        Rank::Ten,
+        Rank::King,
+        Rank::Queen,
+        Rank::Eight,
+        Rank::Seven,
+    ];
+    let plain_order = [
+        Rank::Ace,
+        Rank::Ten,
+        Rank::King,
+        Rank::Queen,
+        Rank::Jack,
+        Rank::Nine,
+        Rank::Eight,
+        Rank::Seven,
+    ];
+    let led = cards[0].suit;
+    let place = |card: &Card| -> Option<usize> {
+        if card.suit == trump {
+            trump_order.iter().position(|r| *r == card.rank)
+        } else if card.suit == led {
+            plain_order
+                .iter()
+                .position(|r| *r == card.rank)
+                .map(|p| p + 8)
+        } else {
+            None
+        }
+    };
+    let mut best = 0;
+    for position in 1..4 {
+        if let (Some(new), Some(old)) = (place(&cards[position]), place(&cards[best]))
+            && new < old
+        {
+            best = position;
+        }
+    }
+    best
+}
+
+/// The solver's trick winner is the rules' `trick_winner`, now computed by
+/// card strength (`winning_position`): it must still follow the card order of
+/// the rules on every kind of trick.
+#[test]
+fn the_trick_winner_follows_the_card_order_of_the_rules_on_random_tricks() {
+    let mut rng = StdRng::seed_from_u64(8);
+    let deck: Vec<Card> = CardSet::DECK.iter().collect();
+    for case in 0..20_000 {
+        let trump = Suit::ALL[case % 4];
+        let mut picked = CardSet::EMPTY;
+        let mut cards = [deck[0]; 4];
+        for slot in &mut cards {
+            let mut card = deck[rng.random_range(0..deck.len())];
+            while picked.contains(card) {
+                card = deck[rng.random_range(0..deck.len())];
+            }
+            picked.insert(card);
+            *slot = card;
+        }
+        let expected = reference_winner(&cards, trump);
+        for leader in 0..4u8 {
+            assert_eq!(
+                trick_winner(&cards, Seat(leader), trump),
+                Seat((leader + expected as u8) % 4),
+                "{cards:?} trump {trump:?}"
+            );
+        }
+    }
+}
+
+/// The newer techniques (table buckets, killer moves, no table for the last
+/// two tricks, the larger table) change the work, never a value: every
+/// combination gives every card the same value as all of them off.
+#[test]
+fn the_newer_techniques_change_no_value() {
+    let mut rng = StdRng::seed_from_u64(9);
+    let mut reference = Solver::new();
+    reference.set_extras(0);
+    let flags = [
+        Solver::EXTRA_BUCKETS,
+        Solver::EXTRA_KILLERS,
+        Solver::EXTRA_SMALL_NO_TABLE,
+        Solver::EXTRA_BIG_TABLE,
+        Solver::EXTRA_DEFAULT,
+    ];
+    let mut solvers: Vec<Solver> = flags
+        .iter()
+        .map(|flags| {
+            let mut solver = Solver::new();
+            solver.set_extras(*flags);
+            solver
+        })
+        .collect();
+    for case in 0..120 {
+        let mode = if case % 3 == 0 {
+            RevokeMode::Club
+        } else {
+            RevokeMode::Enforced
+        };
+        let position = random_position(&mut rng, mode, 5 + case as u32 % 2);
+        let expected = reference.solve(&position);
+        for solver in &mut solvers {
+            assert_eq!(solver.solve(&position), expected, "{position:?}");
+            assert_eq!(solver.value(&position), expected.value);
+        }
+    }
+}

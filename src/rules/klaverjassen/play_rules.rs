@@ -79,8 +79,6 @@ const fn highest_by_mask(order: &[u8; 8]) -> [u8; 256] {
 
 /// Trump strength of the highest trump in each 8-bit rank set.
 const HIGHEST_TRUMP: [u8; 256] = highest_by_mask(&TRUMP_ORDER);
-/// Plain-suit strength of the highest card in each 8-bit rank set.
-const HIGHEST_PLAIN: [u8; 256] = highest_by_mask(&PLAIN_ORDER);
 
 /// Builds a table over every 8-bit set of ranks of the sum of their points.
 const fn points_by_mask(points: &[u8; 8]) -> [u8; 256] {
@@ -258,19 +256,26 @@ pub fn trick_winner(cards: &[Card; 4], leader: Seat, trump: Suit) -> Seat {
 
 /// [`trick_winner`] for a trick whose cards, as a set, are `set`.
 #[inline]
-pub(super) fn winner_of(cards: &[Card; 4], set: CardSet, leader: Seat, trump: Suit) -> Seat {
-    let led = cards[0].suit;
-    // The winning card is the strongest rank of trump in the trick, else of
-    // the led suit; the first card of that suit and strength wins.
-    let (suit, order, table) = if ranks_in(set, trump) != 0 {
-        (trump, &TRUMP_ORDER, &HIGHEST_TRUMP)
-    } else {
-        (led, &PLAIN_ORDER, &HIGHEST_PLAIN)
-    };
-    let best = table[ranks_in(set, suit)];
-    let position = cards
-        .iter()
-        .position(|card| card.suit == suit && order[index(*card)] == best)
-        .unwrap_or(0);
-    Seat((leader.0 + position as u8) % SEATS)
+pub(super) fn winner_of(cards: &[Card; 4], _set: CardSet, leader: Seat, trump: Suit) -> Seat {
+    let indices = cards.map(|card| (8 * card.suit as u32 + index(card) as u32) as u8);
+    Seat((leader.0 + winning_position(&indices, trump) as u8) % SEATS)
+}
+
+/// The position in play order (0-3) of the card that wins a complete trick
+/// whose cards, by bit index (see [`CardSet`]), are `cards`: the highest
+/// trump, else the highest card of the led suit, as [`strength`] ranks them.
+/// [`trick_winner`] and [`winner_of`] are this function.
+#[inline]
+pub(super) fn winning_position(cards: &[u8; 4], trump: Suit) -> usize {
+    let led = Suit::ALL[usize::from(cards[0] / 8) & 3];
+    let mut best = 0;
+    let mut strongest = strength(u32::from(cards[0]), led, trump);
+    for (position, card) in cards.iter().enumerate().skip(1) {
+        let power = strength(u32::from(*card), led, trump);
+        if power > strongest {
+            strongest = power;
+            best = position;
+        }
+    }
+    best
 }

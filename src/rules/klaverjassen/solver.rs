@@ -10,7 +10,7 @@
 //! so far and scores each leaf with [`score_deal`] itself.
 //!
 //! Legal cards, trick winners, card points and roem come from the rules
-//! core ([`legal_cards`], [`winner_of`], [`set_points`], [`roem`]): there is
+//! core ([`legal_cards`], [`winning_position`], [`set_points`], [`roem`]): there is
 //! no second copy of the rules here. The search is fail-soft alpha-beta,
 //! driven by MTD(f) zero-window probes, with
 //! - a transposition table at the start of each trick, keyed by the cards
@@ -30,7 +30,7 @@ use crate::rules::cards::{Card, Suit};
 
 use super::cardset::{CardSet, card_at};
 use super::game::{Match, Phase};
-use super::play_rules::{card_points, legal_cards, set_points, strength, winner_of};
+use super::play_rules::{card_points, legal_cards, set_points, strength, winning_position};
 use super::roem::roem;
 use super::scoring::{DEAL_POINTS, LAST_TRICK, PIT_BONUS, score_deal};
 use super::team::{BySeat, ByTeam, Team};
@@ -239,9 +239,8 @@ impl State {
         self.trick |= 1 << index;
         self.len += 1;
         if self.len == 4 {
-            let cards = self.cards.map(|index| card_at(u32::from(index)));
             let set = CardSet::from_bits(self.trick);
-            let winner = winner_of(&cards, set, Seat(self.leader), trump).0;
+            let winner = (self.leader + winning_position(&self.cards, trump) as u8) & 3;
             let team = team_index(winner);
             self.points[team] += set_points(set, trump);
             if self.remaining() == 0 {
@@ -408,6 +407,17 @@ pub struct Solver {
     clock_at: u64,
     deadline: Option<Instant>,
     aborted: bool,
+    /// The card points of each card (bit index) with this solve's trump:
+    /// the rules' [`card_points`], read once per solve.
+    points: [i32; 32],
+    /// The pointless low cards that may merge with a neighbour (plain 7 8 9,
+    /// trump 7 8), as a card mask for this solve's trump.
+    low: u32,
+    /// Per number of cards still out (0-32), the last move that cut off
+    /// there (killer move; 0xFF: none).
+    killers: [u8; 33],
+    /// Switches for the newer techniques ([`Solver::set_extras`]).
+    extras: u32,
 }
 
 impl Default for Solver {
@@ -417,6 +427,22 @@ impl Default for Solver {
 }
 
 impl Solver {
+    /// Switch for [`Solver::set_extras`]: 2-way buckets in the table, a new
+    /// entry replacing the one with fewer cards still out.
+    pub const EXTRA_BUCKETS: u32 = 1;
+    /// Switch: killer moves (the last move that cut off with as many cards
+    /// still out) early in the move ordering.
+    pub const EXTRA_KILLERS: u32 = 2;
+    /// Switch: no table for the last two tricks of the rest-of-deal search
+    /// (searched again faster than looked up).
+    pub const EXTRA_SMALL_NO_TABLE: u32 = 4;
+    /// Switch: a table of 2^20 entries (16 MiB) instead of 2^18 (4 MiB).
+    pub const EXTRA_BIG_TABLE: u32 = 8;
+    /// The switches a new solver starts with: buckets and killers, which
+    /// cut nodes and time; not the others, which cost time on the bench
+    /// (docs/benchmarks.md).
+    pub const EXTRA_DEFAULT: u32 = Solver::EXTRA_BUCKETS | Solver::EXTRA_KILLERS;
+
     /// A solver with the default table (2^18 entries, 4 MiB).
     pub fn new() -> Solver {
         Solver::with_techniques(Techniques::default())
@@ -437,6 +463,26 @@ impl Solver {
             clock_at: u64::MAX,
             deadline: None,
             aborted: false,
+            points: [0; 32],
+            low: 0,
+            killers: [0xFF; 33],
+            extras: Solver::EXTRA_DEFAULT,
+        }
+    }
+
+    /// Turns the newer techniques (the `EXTRA_` switches, or-ed) on or off,
+    /// for measuring what each is worth; values never change.
+    pub fn set_extras(&mut self, flags: u32) {
+        self.extras = flags;
+        let bits = if flags & Solver::EXTRA_BIG_TABLE != 0 {
+            20
+        } else {
+            18
+        };
+        if self.table.len() != 1 << bits {
+            self.table = vec![Entry::default(); 1 << bits];
+            self.mask = (1 << bits) - 1;
+            self.generation = 0;
         }
     }
 
@@ -448,6 +494,19 @@ impl Solver {
 
     fn start(&mut self, position: &Position, limits: Limits) {
         self.trump = position.trump;
+        for (index, points) in self.points.iter_mut().enumerate() {
+            *points = card_points(card_at(index as u32), position.trump);
+        }
+        self.low = 0;
+        for suit in 0..4u32 {
+            let zero = if suit == position.trump as u32 {
+                TRUMP_ZERO
+            } else {
+                PLAIN_ZERO
+            };
+            self.low |= zero << (8 * suit);
+        }
+        self.killers = [0xFF; 33];
         self.playing = position.playing_team;
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
@@ -618,6 +677,39 @@ impl Solver {
         (hash >> 32) as usize & self.mask
     }
 
+    /// The table slot for `key`: its entry when the table holds it, else
+    /// the slot to replace. With buckets, each key may sit in either slot
+    /// of a pair; a new key replaces an entry of an earlier solve first,
+    /// else the one with fewer cards still out (cheaper to search again).
+    #[inline]
+    fn find(&self, key: u64) -> usize {
+        let slot = self.slot(key);
+        if self.extras & Solver::EXTRA_BUCKETS == 0 {
+            return slot;
+        }
+        let first = slot & !1;
+        let second = first | 1;
+        let (a, b) = (&self.table[first], &self.table[second]);
+        if a.generation == self.generation && a.key == key {
+            return first;
+        }
+        if b.generation == self.generation && b.key == key {
+            return second;
+        }
+        if a.generation != self.generation {
+            return first;
+        }
+        if b.generation != self.generation {
+            return second;
+        }
+        // The key's low 32 bits are the cards still out.
+        if (a.key as u32).count_ones() <= (b.key as u32).count_ones() {
+            first
+        } else {
+            second
+        }
+    }
+
     fn search(&mut self, state: &State, mut alpha: i32, mut beta: i32) -> i32 {
         if self.out_of_budget() {
             return 0;
@@ -658,7 +750,7 @@ impl Solver {
             }
             if self.techniques.table {
                 key = Self::key(state);
-                slot = self.slot(key);
+                slot = self.find(key);
                 let entry = self.table[slot];
                 if entry.generation == self.generation && entry.key == key {
                     let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
@@ -702,12 +794,14 @@ impl Solver {
                 beta = beta.min(value);
             }
             if alpha >= beta {
+                self.killers[state.remaining().count_ones() as usize] = index;
                 break;
             }
         }
         if slot != usize::MAX && !self.aborted {
             let mut lower = if best > start_alpha { best } else { -INF };
             let mut upper = if best < start_beta { best } else { INF };
+            let slot = self.find(key);
             let entry = &mut self.table[slot];
             if entry.generation == self.generation && entry.key == key {
                 lower = lower.max(i32::from(entry.lower));
@@ -808,12 +902,14 @@ impl Solver {
                     return upper;
                 }
             }
-            if self.techniques.table {
+            if self.techniques.table
+                && (remaining.count_ones() > 8 || self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0)
+            {
                 key = u64::from(remaining)
                     | u64::from(state.leader) << 32
                     | u64::from(pit_open) << 34
                     | 1 << 63;
-                slot = self.slot(key);
+                slot = self.find(key);
                 let entry = self.table[slot];
                 if entry.generation == self.generation && entry.key == key {
                     let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
@@ -859,12 +955,14 @@ impl Solver {
                 beta = beta.min(value);
             }
             if alpha >= beta {
+                self.killers[state.remaining().count_ones() as usize] = index;
                 break;
             }
         }
         if slot != usize::MAX && !self.aborted {
             let mut lower = if best > start_alpha { best } else { -INF };
             let mut upper = if best < start_beta { best } else { INF };
+            let slot = self.find(key);
             let entry = &mut self.table[slot];
             if entry.generation == self.generation && entry.key == key {
                 lower = lower.max(i32::from(entry.lower));
@@ -915,19 +1013,20 @@ impl Solver {
 
     /// The cards of `legal` that merge with the card one rank below them.
     fn mergeable(&self, state: &State, legal: u32) -> u32 {
+        // Only two pointless low cards of one suit can merge: most nodes
+        // have no such pair.
+        let low = legal & self.low;
+        if low & ((low >> 1) | (low >> 2)) & 0x0303_0303 == 0 {
+            return 0;
+        }
         let seat = usize::from(state.mover());
         let hand = state.hands[seat];
         let in_play = state.remaining() | state.trick;
         let others = in_play & !hand;
         let mut merged = 0;
         for suit in 0..4u32 {
-            let zero = if suit == self.trump as u32 {
-                TRUMP_ZERO
-            } else {
-                PLAIN_ZERO
-            };
             let shift = 8 * suit;
-            let mine = (legal >> shift) & zero;
+            let mine = (low >> shift) & 0b111;
             if mine.count_ones() < 2 {
                 continue;
             }
@@ -958,7 +1057,23 @@ impl Solver {
         if self.techniques.merge {
             cards &= !self.mergeable(state, legal);
         }
+        if !self.techniques.ordering {
+            let mut count = 0;
+            let mut bits = cards;
+            while bits != 0 {
+                out[count] = bits.trailing_zeros() as u8;
+                bits &= bits - 1;
+                count += 1;
+            }
+            return count;
+        }
         let trump = self.trump;
+        let killer = if self.extras & Solver::EXTRA_KILLERS != 0 {
+            u32::from(self.killers[state.remaining().count_ones() as usize])
+        } else {
+            0xFF
+        };
+        let first = first.unwrap_or(0xFF);
         let mut scored = [(0i32, 0u8); 8];
         let mut count = 0;
         let seat = state.mover();
@@ -984,18 +1099,18 @@ impl Solver {
         while bits != 0 {
             let index = bits.trailing_zeros();
             bits &= bits - 1;
-            let card = card_at(index);
-            let points = card_points(card, trump);
-            let score = if !self.techniques.ordering {
-                0
-            } else if Some(index) == first {
+            let points = self.points[index as usize];
+            let score = if index == first {
                 1_000
+            } else if index == killer {
+                900
             } else {
                 match led {
                     None => {
                         // Leading: strong cards first, trumps last.
-                        let power = strength(index, card.suit, trump);
-                        i32::from(power) * 4 - if card.suit == trump { 40 } else { 0 }
+                        let suit = Suit::ALL[(index / 8) as usize];
+                        let power = strength(index, suit, trump);
+                        i32::from(power) * 4 - if suit == trump { 40 } else { 0 }
                     }
                     Some(led) => {
                         let power = strength(index, led, trump);
@@ -1013,10 +1128,16 @@ impl Solver {
                     }
                 }
             };
-            scored[count] = (score, index as u8);
+            // Insertion by score, highest first (stable: equal scores keep
+            // card order).
+            let mut at = count;
+            while at > 0 && scored[at - 1].0 < score {
+                scored[at] = scored[at - 1];
+                at -= 1;
+            }
+            scored[at] = (score, index as u8);
             count += 1;
         }
-        scored[..count].sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
         for (slot, (_, index)) in out.iter_mut().zip(&scored[..count]) {
             *slot = *index;
         }
