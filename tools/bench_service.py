@@ -36,7 +36,10 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TICK = os.sysconf("SC_CLK_TCK")
 SERVER = os.environ.get("KAARTTAFEL_BIN", os.path.join(ROOT, "target/release/kaarttafel"))
-LOADGEN = os.path.join(ROOT, "target/release/examples/loadgen")
+# LOADGEN_BIN: another build of the load generator (CI's smoke run uses the
+# debug one `cargo test` already built, rather than building every
+# dev-dependency again in release).
+LOADGEN = os.environ.get("LOADGEN_BIN", os.path.join(ROOT, "target/release/examples/loadgen"))
 
 
 def cpu_seconds(pid):
