@@ -235,6 +235,9 @@ def main():
     pg("stop", "-m", "fast")
     stopped = time.monotonic()
     time.sleep(OUTAGE)
+    # Postgres accepts connections a moment before `pg_ctl start` returns,
+    # so the outage ends when the start command is given, not when it returns.
+    starting = time.monotonic()
     pg("start")
     restarted = time.monotonic()
     for _ in range(300):
@@ -262,12 +265,18 @@ def main():
     slow = max((a[1] for a in unavailable), default=0.0)
     check(f"every 503 answered within the documented wait ({DB_WAIT:.0f} s)", slow <= DB_WAIT + SLACK,
           f"slowest {slow:.2f} s")
-    during = [a for a in all_answers if stopped + 0.5 <= a[0] and a[0] + a[1] <= restarted]
-    check("requests during the outage were answered 503", during and all(a[4] == 503 for a in during),
-          f"{len(during)} answered, statuses {sorted({a[4] for a in during})}")
+    during = [a for a in all_answers if stopped + 0.5 <= a[0] and a[0] + a[1] <= starting]
+    not_503 = [(round(a[0] - stopped, 2), round(a[1], 2), a[2], a[3], a[4]) for a in during if a[4] != 503]
+    check("requests during the outage were answered 503", during and not not_503,
+          f"{len(during)} answered, statuses {sorted({a[4] for a in during})}; "
+          f"others (start after the stop, seconds, method, path, status): {not_503[:5]}")
     slow_any = max((a[1] for a in during), default=0.0)
     check("no request hung during the outage", slow_any <= DB_WAIT + SLACK, f"slowest {slow_any:.2f} s")
-    red = [s for s in samples if s[0] >= stopped and s[2] != 200 and s[0] < restarted]
+    # The first red answer that arrived after the stop, whenever its probe
+    # began: a probe that began while Postgres was shutting down and waited
+    # its 1 s for the database answers red after the stop, and counting only
+    # probes begun after it made the figure depend on the probes' phase.
+    red = [s for s in samples if s[0] + s[1] >= stopped and s[2] != 200 and s[0] < starting]
     first_red = red[0][0] + red[0][1] - stopped if red else None
     around = [(round(s[0] - stopped, 2), round(s[1], 2), s[2]) for s in samples if stopped - 0.3 <= s[0] <= stopped + 3]
     check(f"/readyz red within {READY_WITHIN:.0f} s of the stop", first_red is not None and first_red <= READY_WITHIN + 0.2,
