@@ -16,7 +16,8 @@ use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::stream::load;
-use crate::bots::potverteren_strong;
+use crate::bots::klaverjassen::BasicPlayer;
+use crate::bots::{Player, potverteren_strong};
 use crate::rules::Seat;
 use crate::rules::cards::Card;
 use crate::rules::klaverjassen::strong::{self, Budget};
@@ -91,12 +92,21 @@ pub fn hint_for(view: &GameView, budget: Budget) -> Result<Hint, NoHint> {
         let mut rng = StdRng::seed_from_u64(hint_seed(view, seat));
         let decision =
             strong::decide(seat, table, &legal, budget, &mut rng).ok_or(NoHint::NothingToDecide)?;
-        let values: Vec<(Move, f64)> = decision
-            .values
-            .into_iter()
-            .map(|(m, v)| (Move::Klaverjassen(m), v))
-            .collect();
-        (Move::Klaverjassen(decision.chosen), values)
+        if decision.out_of_budget {
+            // No sampled deal fitted the budget: the strong player plays as
+            // `basic` then (docs/solver.md), and no move has a value.
+            let chosen = BasicPlayer
+                .choose(view, &mut rng)
+                .ok_or(NoHint::NothingToDecide)?;
+            (chosen, Vec::new())
+        } else {
+            let values: Vec<(Move, f64)> = decision
+                .values
+                .into_iter()
+                .map(|(m, v)| (Move::Klaverjassen(m), v))
+                .collect();
+            (Move::Klaverjassen(decision.chosen), values)
+        }
     } else if view.potverteren.is_some() {
         let decision = potverteren_strong::evaluate(view).ok_or(NoHint::NothingToDecide)?;
         let values = decision
@@ -401,6 +411,22 @@ mod tests {
     fn hands(seed: u64) -> BySeat<CardSet> {
         let deck = shuffled_deck(&mut StdRng::seed_from_u64(seed), 1);
         deal_from_deck(&deck, Seat(3))
+    }
+
+    #[test]
+    fn a_hint_that_solves_no_sample_in_its_budget_is_the_basic_players_move_without_values() {
+        let game = game_with(Uuid::from_u128(7), hands(5));
+        let view = game.view_of_seat(Some(Seat(0)));
+        let hint = hint_for(&view, Budget::counted(32, 10)).unwrap();
+        let basic = player_for(GameKind::Klaverjassen, Level::Basic)
+            .choose(&view, &mut StdRng::seed_from_u64(1))
+            .unwrap();
+        // These hands make basic's choice other than the first legal move,
+        // so the test tells the two apart.
+        assert_ne!(basic, view.legal_moves[0]);
+        assert_eq!(hint.mv, basic);
+        assert!(hint.moves.iter().all(|m| m.value.is_none()));
+        assert!(hint.moves.len() > 1);
     }
 
     #[test]
