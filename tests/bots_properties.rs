@@ -205,9 +205,8 @@ fn the_strong_level_at_klaverjassen_plays_through_the_solver_player() {
 #[test]
 fn a_strong_player_that_cannot_solve_one_sample_in_its_budget_plays_as_basic() {
     use kaarttafel::bots::strong::StrongPlayer;
+    use kaarttafel::rules::klaverjassen::Phase;
     use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
-    use kaarttafel::rules::klaverjassen::{Move as KlaverMove, Phase};
-    use kaarttafel::table::Move;
 
     let budget = Budget::counted(32, 10);
     let starved = StrongPlayer { budget };
@@ -221,14 +220,7 @@ fn a_strong_player_that_cannot_solve_one_sample_in_its_budget_plays_as_basic() {
             let view = game.view_of_seat(Some(seat));
             let mv = basic.choose(&view, &mut rng).unwrap();
             let klaverjassen = view.klaverjassen.as_ref().unwrap();
-            let legal: Vec<KlaverMove> = view
-                .legal_moves
-                .iter()
-                .filter_map(|m| match m {
-                    Move::Klaverjassen(m) => Some(*m),
-                    _ => None,
-                })
-                .collect();
+            let legal = view.klaverjassen_moves();
             let decision_seed = seed * 1_000 + game.version as u64;
             let decision = decide(
                 seat,

@@ -24,14 +24,7 @@ pub struct BasicPlayer;
 
 impl Player for BasicPlayer {
     fn choose(&self, view: &GameView, _rng: &mut dyn rand::Rng) -> Option<Move> {
-        let moves: Vec<KlaverMove> = view
-            .legal_moves
-            .iter()
-            .filter_map(|m| match m {
-                Move::Klaverjassen(m) => Some(*m),
-                Move::Potverteren(_) | Move::Table(_) => None,
-            })
-            .collect();
+        let moves = view.klaverjassen_moves();
         let chosen = choose(view, &moves)?;
         Some(Move::Klaverjassen(chosen))
     }

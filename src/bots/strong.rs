@@ -27,14 +27,7 @@ impl Player for StrongPlayer {
     fn choose(&self, view: &GameView, rng: &mut dyn rand::Rng) -> Option<Move> {
         let seat = view.you?;
         let game = view.klaverjassen.as_ref()?;
-        let moves: Vec<KlaverMove> = view
-            .legal_moves
-            .iter()
-            .filter_map(|m| match m {
-                Move::Klaverjassen(m) => Some(*m),
-                Move::Potverteren(_) | Move::Table(_) => None,
-            })
-            .collect();
+        let moves = view.klaverjassen_moves();
         if moves.contains(&KlaverMove::Deal) {
             return Some(Move::Klaverjassen(KlaverMove::Deal));
         }

@@ -81,14 +81,7 @@ fn hint_seed(view: &GameView, seat: Seat) -> u64 {
 pub fn hint_for(view: &GameView, budget: Budget) -> Result<Hint, NoHint> {
     let seat = view.you.ok_or(NoHint::NotSeated)?;
     let (chosen, values) = if let Some(table) = &view.klaverjassen {
-        let legal: Vec<klaverjassen::Move> = view
-            .legal_moves
-            .iter()
-            .filter_map(|m| match m {
-                Move::Klaverjassen(m) => Some(*m),
-                _ => None,
-            })
-            .collect();
+        let legal = view.klaverjassen_moves();
         let mut rng = StdRng::seed_from_u64(hint_seed(view, seat));
         let decision =
             strong::decide(seat, table, &legal, budget, &mut rng).ok_or(NoHint::NothingToDecide)?;

@@ -82,6 +82,20 @@ pub struct GameView {
     pub reserved_seats: Vec<ReservedSeatView>,
 }
 
+impl GameView {
+    /// The Klaverjassen moves among `legal_moves` (none at Potverteren), as
+    /// the Klaverjassen players and the hint weigh them.
+    pub fn klaverjassen_moves(&self) -> Vec<klaverjassen::Move> {
+        self.legal_moves
+            .iter()
+            .filter_map(|m| match m {
+                Move::Klaverjassen(m) => Some(*m),
+                Move::Potverteren(_) | Move::Table(_) => None,
+            })
+            .collect()
+    }
+}
+
 /// A seat held for one player (a rematch).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ReservedSeatView {
