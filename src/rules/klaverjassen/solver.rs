@@ -622,54 +622,61 @@ impl Solver {
         let trump = self.trump;
         let cards = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
         let roem = roem_bound(remaining, trump);
-        let p = if self.playing == Team::A { 0 } else { 1 };
-        let d = 1 - p;
-        let corner = |to_playing: i32, roem_playing: i32, roem_defending: i32, pit: bool| {
-            let mut points = state.points;
-            let mut roems = state.roem;
-            let mut taken = state.taken;
-            points[p] += to_playing;
-            points[d] += cards - to_playing;
-            roems[p] += roem_playing;
-            roems[d] += roem_defending;
-            if pit {
-                taken[p] = 8;
-                taken[d] = 0;
+        let sign = if self.playing == Team::A { 1 } else { -1 };
+        // In the playing team's terms: its lead so far, and the roem made.
+        let lead = sign * margin(state);
+        let made = state.roem[0] + state.roem[1];
+        // The score sheet when the playing team ends `lead` ahead with
+        // `more` roem made in the rest: its lead, or nat.
+        let sheet = |lead: i32, more: i32| {
+            if lead > 0 {
+                lead
             } else {
-                taken[p] = taken[p].min(7);
+                -(DEAL_POINTS + made + more)
             }
-            score(self.playing, points, roems, taken)
         };
-        let values = [
-            corner(0, 0, roem, false),
-            corner(0, 0, 0, false),
-            corner(cards, 0, 0, false),
-            corner(cards, roem, 0, false),
+        // The corners: every point to one team or the other, with or
+        // without every roem still possible to that team.
+        let corners = [
+            sheet(lead - cards - roem, roem),
+            sheet(lead - cards, 0),
+            sheet(lead + cards, 0),
+            sheet(lead + cards + roem, roem),
         ];
-        let mut lower = values.iter().copied().min().unwrap_or(0);
-        let mut upper = values.iter().copied().max().unwrap_or(0);
-        if state.taken[d] == 0 {
-            let pit = corner(cards, roem, 0, true);
+        let mut lower = corners.iter().copied().min().unwrap_or(0);
+        let mut upper = corners.iter().copied().max().unwrap_or(0);
+        if state.taken[1 - self.playing_index()] == 0 {
+            let all = lead + cards + roem;
+            let pit = if all > 0 {
+                all + PIT_BONUS
+            } else {
+                sheet(all, roem)
+            };
             lower = lower.min(pit);
             upper = upper.max(pit);
         }
-        (lower, upper)
+        if sign == 1 {
+            (lower, upper)
+        } else {
+            (-upper, -lower)
+        }
     }
 
     /// The table key: the cards still out (which, within one solve, also
-    /// fix the card points both teams took together), the leader, which
-    /// teams took a trick (pit), team A's card points and both teams' roem
-    /// (always a multiple of 10). Exact, so two positions share an entry
-    /// only when their values are equal.
-    fn key(state: &State) -> u64 {
+    /// fix the card points both teams took together), the leader, whether
+    /// pit is still possible, team A's lead in card points and roem, and
+    /// the roem made by both teams (always a multiple of 10). The final
+    /// value depends on nothing else, so the key is exact: two positions
+    /// share an entry only when their values are equal.
+    fn key(&self, state: &State) -> u64 {
         debug_assert!(state.roem.iter().all(|roem| roem % 10 == 0 && *roem < 1280));
-        let lost = u64::from(state.taken[0] > 0) | u64::from(state.taken[1] > 0) << 1;
+        let pit_open = state.taken[1 - self.playing_index()] == 0;
+        let made = (state.roem[0] + state.roem[1]) / 10;
         u64::from(state.remaining())
             | u64::from(state.leader) << 32
-            | lost << 34
-            | ((state.points[0] as u64) & 0xFF) << 36
-            | ((state.roem[0] as u64 / 10) & 0x7F) << 44
-            | ((state.roem[1] as u64 / 10) & 0x7F) << 51
+            | u64::from(pit_open) << 34
+            | (((margin(state) + 2048) as u64) & 0xFFF) << 35
+            | ((made as u64) & 0xFF) << 47
     }
 
     fn slot(&self, key: u64) -> usize {
@@ -749,7 +756,7 @@ impl Solver {
                 }
             }
             if self.techniques.table {
-                key = Self::key(state);
+                key = self.key(state);
                 slot = self.find(key);
                 let entry = self.table[slot];
                 if entry.generation == self.generation && entry.key == key {
@@ -1053,6 +1060,11 @@ impl Solver {
 
     /// Orders the legal moves (merged) into `out`; returns how many.
     fn moves(&self, state: &State, legal: u32, first: Option<u32>, out: &mut [u8; 8]) -> usize {
+        if legal & legal.wrapping_sub(1) == 0 {
+            // One legal card: nothing to merge or order.
+            out[0] = legal.trailing_zeros() as u8;
+            return 1;
+        }
         let mut cards = legal;
         if self.techniques.merge {
             cards &= !self.mergeable(state, legal);
