@@ -10,7 +10,6 @@ use actix_web::dev::Server;
 use actix_web::middleware::{Condition, from_fn};
 use actix_web::{App, HttpResponse, HttpServer, web};
 use tracing_actix_web::TracingLogger;
-use utoipa_actix_web::{AppExt, scope};
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::auth::{Tokens, generate_secret};
@@ -156,7 +155,16 @@ impl Application {
         })?;
         let port = listener.local_addr()?.port();
         let prefix = settings.path_prefix.clone();
-        let spec = http::openapi_served_at(&prefix);
+        // The OpenAPI document is built and serialised once per process; the
+        // workers share its bytes. (Each worker used to build the utoipa app
+        // and keep its own copy of the document: about 2.3 MB of small
+        // allocations per copy, five copies with two workers, 7.5 MB of idle
+        // RSS per worker; docs/benchmarks.md, "Idle RSS: the OpenAPI
+        // document built once".)
+        let api = http::openapi_served_at(&prefix);
+        http::fallback::learn_routes(&api);
+        let spec = web::Bytes::from(serde_json::to_vec(&api).map_err(std::io::Error::other)?);
+        drop(api);
         let proxies = web::Data::new(TrustedProxies(settings.trusted_proxies.clone()));
         let body_timeout = web::Data::new(BodyTimeout(settings.request_body_timeout));
         let limiter = web::Data::new(Limiter::new(&settings.rate_limits));
@@ -164,32 +172,32 @@ impl Application {
             let spec = spec.clone();
             let spec_url = format!("{prefix}/openapi.json");
             let docs_prefix = prefix.clone();
-            let api = scope::scope(actix_web::web::scope(&prefix))
-                .configure(http::routes)
-                .map(|scope| {
-                    scope
-                        .route(
-                            "/openapi.json",
-                            web::get().to(move || {
-                                let spec = spec.clone();
-                                async move { HttpResponse::Ok().json(spec) }
-                            }),
-                        )
-                        .route(
-                            "/docs",
-                            web::get().to(move || {
-                                let to = format!("{docs_prefix}/docs/");
-                                async move {
-                                    HttpResponse::PermanentRedirect()
-                                        .insert_header((actix_web::http::header::LOCATION, to))
-                                        .finish()
-                                }
-                            }),
-                        )
-                        .service(SwaggerUi::new("/docs/{_:.*}").config(Config::new([spec_url])))
-                });
-            let (app, _) = App::new()
-                .into_utoipa_app()
+            let api = web::scope(&prefix)
+                .configure(http::serve_routes)
+                .route(
+                    "/openapi.json",
+                    web::get().to(move || {
+                        let spec = spec.clone();
+                        async move {
+                            HttpResponse::Ok()
+                                .content_type(actix_web::http::header::ContentType::json())
+                                .body(spec)
+                        }
+                    }),
+                )
+                .route(
+                    "/docs",
+                    web::get().to(move || {
+                        let to = format!("{docs_prefix}/docs/");
+                        async move {
+                            HttpResponse::PermanentRedirect()
+                                .insert_header((actix_web::http::header::LOCATION, to))
+                                .finish()
+                        }
+                    }),
+                )
+                .service(SwaggerUi::new("/docs/{_:.*}").config(Config::new([spec_url])));
+            App::new()
                 .app_data(state.clone())
                 .app_data(proxies.clone())
                 .app_data(body_timeout.clone())
@@ -198,8 +206,7 @@ impl Application {
                 .app_data(extract::path_config())
                 .app_data(extract::query_config())
                 .service(api)
-                .split_for_parts();
-            app.wrap(from_fn(body_deadline))
+                .wrap(from_fn(body_deadline))
                 .wrap(from_fn(rate_limit))
                 .wrap(Condition::new(!origins.is_empty(), cors(&origins)))
                 .wrap(RequestMetrics)

@@ -8,31 +8,41 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use super::AppState;
 use super::error::ApiError;
 
+type Routes = Vec<(Vec<String>, Vec<&'static str>)>;
+
+static ROUTES: OnceLock<Routes> = OnceLock::new();
+
 /// Every documented path template with the methods it answers, taken from
 /// the OpenAPI document so the two cannot disagree.
-fn routes() -> &'static [(Vec<String>, Vec<&'static str>)] {
-    static ROUTES: OnceLock<Vec<(Vec<String>, Vec<&'static str>)>> = OnceLock::new();
-    ROUTES.get_or_init(|| {
-        super::openapi()
-            .paths
-            .paths
-            .iter()
-            .map(|(template, item)| {
-                let segments = template.split('/').map(str::to_owned).collect();
-                let methods = [
-                    ("GET", item.get.is_some()),
-                    ("POST", item.post.is_some()),
-                    ("PUT", item.put.is_some()),
-                    ("PATCH", item.patch.is_some()),
-                    ("DELETE", item.delete.is_some()),
-                ]
-                .into_iter()
-                .filter_map(|(method, present)| present.then_some(method))
-                .collect();
-                (segments, methods)
-            })
-            .collect()
-    })
+fn routes() -> &'static Routes {
+    ROUTES.get_or_init(|| table(&super::openapi()))
+}
+
+/// Learns the routes from the document the server built at start, so that
+/// the first unknown path does not build the document again.
+pub fn learn_routes(api: &utoipa::openapi::OpenApi) {
+    let _ = ROUTES.get_or_init(|| table(api));
+}
+
+fn table(api: &utoipa::openapi::OpenApi) -> Routes {
+    api.paths
+        .paths
+        .iter()
+        .map(|(template, item)| {
+            let segments = template.split('/').map(str::to_owned).collect();
+            let methods = [
+                ("GET", item.get.is_some()),
+                ("POST", item.post.is_some()),
+                ("PUT", item.put.is_some()),
+                ("PATCH", item.patch.is_some()),
+                ("DELETE", item.delete.is_some()),
+            ]
+            .into_iter()
+            .filter_map(|(method, present)| present.then_some(method))
+            .collect();
+            (segments, methods)
+        })
+        .collect()
 }
 
 /// The methods `path` answers, if it is one of ours (a `{param}` segment

@@ -80,40 +80,58 @@ impl Modify for BearerAuth {
     }
 }
 
-/// Registers every route (under `/v1` for the API).
+/// Every route, listed once: `$config` is either utoipa-actix-web's service
+/// config (which also collects each route's OpenAPI path and schemas, for
+/// the document) or actix-web's own (which does not, for serving), and
+/// `$scope` the matching scope constructor.
+macro_rules! register_routes {
+    ($config:expr, $scope:path) => {
+        $config
+            .service(health::healthz)
+            .service(health::readyz)
+            .service(metrics::metrics)
+            .service(
+                $scope("/v1")
+                    .service(players::create_player)
+                    .service(players::me)
+                    .service(players::renew_token)
+                    .service(players::sign_out)
+                    .service(players::my_games)
+                    .service(games::create_game)
+                    .service(games::lobby)
+                    .service(games::get_game)
+                    .service(games::take_seat)
+                    .service(games::leave_seat)
+                    .service(games::deal)
+                    .service(games::make_move)
+                    .service(bots::add_bot)
+                    .service(bots::remove_bot)
+                    .service(bots::back)
+                    .service(games::game_events)
+                    .service(stream::game_stream)
+                    .service(hints::get_hint)
+                    .service(hints::get_deal_analysis)
+                    .service(friends::show_invite)
+                    .service(friends::accept_invite)
+                    .service(friends::quick_match)
+                    .service(friends::rematch)
+                    .service(friends::rename)
+                    .service(friends::player_profile),
+            )
+    };
+}
+
+/// Registers every route (under `/v1` for the API) and collects their
+/// OpenAPI paths: what [`openapi`] builds the document from.
 pub fn routes(config: &mut ServiceConfig) {
-    config
-        .service(health::healthz)
-        .service(health::readyz)
-        .service(metrics::metrics)
-        .service(
-            scope::scope("/v1")
-                .service(players::create_player)
-                .service(players::me)
-                .service(players::renew_token)
-                .service(players::sign_out)
-                .service(players::my_games)
-                .service(games::create_game)
-                .service(games::lobby)
-                .service(games::get_game)
-                .service(games::take_seat)
-                .service(games::leave_seat)
-                .service(games::deal)
-                .service(games::make_move)
-                .service(bots::add_bot)
-                .service(bots::remove_bot)
-                .service(bots::back)
-                .service(games::game_events)
-                .service(stream::game_stream)
-                .service(hints::get_hint)
-                .service(hints::get_deal_analysis)
-                .service(friends::show_invite)
-                .service(friends::accept_invite)
-                .service(friends::quick_match)
-                .service(friends::rematch)
-                .service(friends::rename)
-                .service(friends::player_profile),
-        );
+    register_routes!(config, scope::scope);
+}
+
+/// Registers the same routes as [`routes`] on a plain actix-web config,
+/// without building any OpenAPI: what each HTTP worker runs at start (the
+/// document is built once per process, see `startup`).
+pub fn serve_routes(config: &mut actix_web::web::ServiceConfig) {
+    register_routes!(config, actix_web::web::scope);
 }
 
 /// The OpenAPI document, generated from the routes (the committed one).

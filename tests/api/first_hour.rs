@@ -33,6 +33,64 @@ async fn docs_without_the_slash_redirects_to_swagger_ui() {
     assert!(followed.text().await.unwrap().contains("swagger"));
 }
 
+/// The workers serve the document the process serialised once at start: it
+/// must be, byte for byte, the generated one (the committed
+/// `openapi/openapi.json`, compact), as JSON, at the root and under a path
+/// prefix (where its `servers` entry names the prefix), and Swagger UI must
+/// be pointed at it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_served_openapi_document_is_the_generated_one_and_swagger_ui_loads_it() {
+    for prefix in ["", "/cards"] {
+        let (database, scratch) = crate::support::fresh_database(Db::Sqlite).await;
+        let mut settings = settings(database);
+        settings.path_prefix = prefix.to_owned();
+        let app = TestApp::start(settings, scratch).await;
+        let mut expected = kaarttafel::http::openapi();
+        if !prefix.is_empty() {
+            expected.servers = Some(vec![utoipa::openapi::Server::new(prefix)]);
+        }
+        let expected = serde_json::to_string(&expected).unwrap();
+        for _ in 0..3 {
+            let answer = app
+                .client
+                .get(format!("{}{prefix}/openapi.json", app.base))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(answer.status(), StatusCode::OK, "{prefix}");
+            assert_eq!(answer.headers()["content-type"], "application/json");
+            assert!(answer.text().await.unwrap() == expected, "{prefix}");
+        }
+        let page = app
+            .client
+            .get(format!("{}{prefix}/docs/", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status(), StatusCode::OK);
+        assert!(
+            page.text()
+                .await
+                .unwrap()
+                .contains("swagger-initializer.js")
+        );
+        let initializer = app
+            .client
+            .get(format!("{}{prefix}/docs/swagger-initializer.js", app.base))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            initializer.contains(&format!("\"url\": \"{prefix}/openapi.json\"")),
+            "{initializer}"
+        );
+        app.stop().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_port_already_in_use_is_named_in_the_error() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
