@@ -16,7 +16,7 @@ use super::history::{
 };
 use super::moves::{Move, MoveError};
 use super::options::{Options, RevokeMode};
-use super::play_rules::{legal_cards, refusal, set_points, winner_of};
+use super::play_rules::{legal_cards, refusal, set_points, trick_winner};
 use super::roem::roem;
 use super::scoring::{LAST_TRICK, punishment, score_deal};
 use super::team::{BySeat, ByTeam, SEATS, Team};
@@ -509,7 +509,7 @@ impl Match {
         let deal = &mut self.deal;
         let trick = &mut deal.tricks[usize::from(deal.completed)];
         let cards = trick.cards.map(|card| card.expect("four cards"));
-        let winner = winner_of(&cards, trick.set, trick.leader, trump);
+        let winner = trick_winner(&cards, trick.leader, trump);
         trick.winner = Some(winner);
         let team = Team::of(winner);
         deal.card_points[team] += set_points(trick.set, trump);

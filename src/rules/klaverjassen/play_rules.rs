@@ -250,13 +250,6 @@ pub fn refusal(
 /// The seat that wins a complete trick: the highest trump, else the highest
 /// card of the led suit. `cards` are in play order, starting with `leader`.
 pub fn trick_winner(cards: &[Card; 4], leader: Seat, trump: Suit) -> Seat {
-    let set: CardSet = cards.iter().copied().collect();
-    winner_of(cards, set, leader, trump)
-}
-
-/// [`trick_winner`] for a trick whose cards, as a set, are `set`.
-#[inline]
-pub(super) fn winner_of(cards: &[Card; 4], _set: CardSet, leader: Seat, trump: Suit) -> Seat {
     let indices = cards.map(|card| (8 * card.suit as u32 + index(card) as u32) as u8);
     Seat((leader.0 + winning_position(&indices, trump) as u8) % SEATS)
 }
@@ -264,7 +257,7 @@ pub(super) fn winner_of(cards: &[Card; 4], _set: CardSet, leader: Seat, trump: S
 /// The position in play order (0-3) of the card that wins a complete trick
 /// whose cards, by bit index (see [`CardSet`]), are `cards`: the highest
 /// trump, else the highest card of the led suit, as [`strength`] ranks them.
-/// [`trick_winner`] and [`winner_of`] are this function.
+/// [`trick_winner`] is this function.
 #[inline]
 pub(super) fn winning_position(cards: &[u8; 4], trump: Suit) -> usize {
     let led = Suit::ALL[usize::from(cards[0] / 8) & 3];
