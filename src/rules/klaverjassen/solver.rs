@@ -255,6 +255,16 @@ impl State {
         self
     }
 
+    /// Plays out the last trick, where every seat holds one card.
+    fn play_last_trick(self, trump: Suit) -> State {
+        let mut last = self;
+        for _ in 0..4 {
+            let seat = usize::from(last.mover());
+            last = last.play(last.hands[seat].trailing_zeros(), trump);
+        }
+        last
+    }
+
     fn final_value(&self, playing: Team) -> i32 {
         score(playing, self.points, self.roem, self.taken)
     }
@@ -622,7 +632,7 @@ impl Solver {
         let trump = self.trump;
         let cards = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
         let roem = roem_bound(remaining, trump);
-        let sign = if self.playing == Team::A { 1 } else { -1 };
+        let sign = self.sign();
         // In the playing team's terms: its lead so far, and the roem made.
         let lead = sign * margin(state);
         let made = state.roem[0] + state.roem[1];
@@ -645,7 +655,7 @@ impl Solver {
         ];
         let mut lower = corners.iter().copied().min().unwrap_or(0);
         let mut upper = corners.iter().copied().max().unwrap_or(0);
-        if state.taken[1 - self.playing_index()] == 0 {
+        if self.pit_open(state) {
             let all = lead + cards + roem;
             let pit = if all > 0 {
                 all + PIT_BONUS
@@ -670,7 +680,7 @@ impl Solver {
     /// share an entry only when their values are equal.
     fn key(&self, state: &State) -> u64 {
         debug_assert!(state.roem.iter().all(|roem| roem % 10 == 0 && *roem < 1280));
-        let pit_open = state.taken[1 - self.playing_index()] == 0;
+        let pit_open = self.pit_open(state);
         let made = (state.roem[0] + state.roem[1]) / 10;
         u64::from(state.remaining())
             | u64::from(state.leader) << 32
@@ -738,11 +748,7 @@ impl Solver {
             }
             if remaining.count_ones() == 4 {
                 // The last trick: every seat holds one card, so play is forced.
-                let mut last = *state;
-                for _ in 0..4 {
-                    let seat = usize::from(last.mover());
-                    last = last.play(last.hands[seat].trailing_zeros(), trump);
-                }
+                let last = state.play_last_trick(trump);
                 self.nodes += 4;
                 return last.final_value(self.playing);
             }
@@ -839,7 +845,7 @@ impl Solver {
     /// "`g` at least `max(b - m0, 1 - m0)`", a question about the rest
     /// alone, whose table entries any path to the same cards shares.
     fn relative_probe(&mut self, state: &State, beta: i32) -> Option<i32> {
-        let sign = if self.playing == Team::A { 1 } else { -1 };
+        let sign = self.sign();
         let m0 = sign * margin(state);
         let r0 = state.roem[0] + state.roem[1];
         // The playing team's threshold: for team B playing, "A at least
@@ -875,21 +881,16 @@ impl Solver {
         let mut table_move = None;
         let mut slot = usize::MAX;
         let mut key = 0;
-        let pit_open = state.taken[1 - self.playing_index()] == 0;
+        let pit_open = self.pit_open(state);
         if state.len == 0 {
             let remaining = state.remaining();
             if remaining == 0 {
                 return self.pit_bonus(pit_open);
             }
             if remaining.count_ones() == 4 {
-                let mut last = *state;
-                for _ in 0..4 {
-                    let seat = usize::from(last.mover());
-                    last = last.play(last.hands[seat].trailing_zeros(), trump);
-                }
+                let last = state.play_last_trick(trump);
                 self.nodes += 4;
-                let pit = state.taken[1 - self.playing_index()] == 0
-                    && last.taken[1 - self.playing_index()] == 0;
+                let pit = pit_open && self.pit_open(&last);
                 return margin(&last) - margin(state) + self.pit_bonus(pit);
             }
             if self.techniques.bounds {
@@ -986,10 +987,17 @@ impl Solver {
         best
     }
 
-    /// Team index of the playing team.
+    /// The playing team's sign in team A's terms: 1 for team A, -1 for B.
     #[inline]
-    fn playing_index(&self) -> usize {
-        if self.playing == Team::A { 0 } else { 1 }
+    fn sign(&self) -> i32 {
+        if self.playing == Team::A { 1 } else { -1 }
+    }
+
+    /// Whether pit is still possible: the defenders took no trick yet.
+    #[inline]
+    fn pit_open(&self, state: &State) -> bool {
+        let defending = if self.playing == Team::A { 1 } else { 0 };
+        state.taken[defending] == 0
     }
 
     /// The pit bonus in team A's terms, when `pit` (the defenders took no
