@@ -81,22 +81,23 @@ BEGIN
   END LOOP;
 END $$;
 
+-- Times in microseconds, as the service stores them: one game every
+-- :step over the year before now.
+SELECT (extract(epoch FROM now() - interval '1 year') * 1e6)::bigint AS t0,
+       (365 * 86400 * 1e6 / :games)::bigint AS step \gset
+
 \echo players
 INSERT INTO players (id, name, created_at, token_generation, last_seen_at)
-SELECT md5('p' || i)::uuid::text, 'filler ' || i, t0 + i * step, 0, t0 + i * step
-FROM generate_series(1::bigint, :games) i,
-     (SELECT (extract(epoch FROM now() - interval '1 year') * 1e6)::bigint AS t0,
-             (365 * 86400 * 1e6 / :games)::bigint AS step) c;
+SELECT md5('p' || i)::uuid::text, 'filler ' || i, (:t0 + i * :step), 0, (:t0 + i * :step)
+FROM generate_series(1::bigint, :games) i;
 
 \echo games
 INSERT INTO games (id, kind, status, version, host_id, options, state, fairness,
                    created_at, updated_at, due_at, automation, deals_stored)
 SELECT md5('g' || i)::uuid::text, 'klaverjassen', 'finished', :events,
        md5('p' || i)::uuid::text, t.options, t.state, t.fairness,
-       t0 + i * step, t0 + i * step + 600000000, NULL, NULL, 1
-FROM generate_series(1::bigint, :games) i CROSS JOIN tpl t,
-     (SELECT (extract(epoch FROM now() - interval '1 year') * 1e6)::bigint AS t0,
-             (365 * 86400 * 1e6 / :games)::bigint AS step) c;
+       (:t0 + i * :step), (:t0 + i * :step) + 600000000, NULL, NULL, 1
+FROM generate_series(1::bigint, :games) i CROSS JOIN tpl t;
 
 \echo seats
 INSERT INTO game_seats (game_id, seat, player_id)
@@ -113,12 +114,10 @@ FROM generate_series(1::bigint, :games) i CROSS JOIN tpl t;
 INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor)
 SELECT md5('g' || i)::uuid::text, e,
        md5('p' || (((i - 1) * 4 + coalesce(te.seat, 0)) % :games + 1))::uuid::text,
-       te.seat, te.kind, te.payload, t0 + i * step + e * 1000000, te.actor
+       te.seat, te.kind, te.payload, (:t0 + i * :step) + e * 1000000, te.actor
 FROM generate_series(1::bigint, :games) i
 CROSS JOIN generate_series(1, :events) e
-JOIN tpl_events te ON te.n = (e - 1) % (SELECT count(*) FROM tpl_events) + 1,
-     (SELECT (extract(epoch FROM now() - interval '1 year') * 1e6)::bigint AS t0,
-             (365 * 86400 * 1e6 / :games)::bigint AS step) c;
+JOIN tpl_events te ON te.n = (e - 1) % (SELECT count(*) FROM tpl_events) + 1;
 
 \echo rebuild keys and indexes, add the foreign keys back (checks every row)
 DO $$
