@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use tokio::sync::watch;
 use uuid::Uuid;
@@ -26,10 +27,16 @@ pub struct Notifier {
     games: Mutex<HashMap<Uuid, watch::Sender<i64>>>,
     recheck: watch::Sender<u64>,
     shutdown: watch::Sender<bool>,
-    /// Wakes the scheduler: a game changed here or on another instance, so
-    /// automatic work may have fallen due.
+    /// Wakes the scheduler: automatic work on some game falls due before
+    /// the scheduler would look again (see [`Notifier::work_due`]).
     pub work: tokio::sync::Notify,
+    /// When the sleeping scheduler looks again (clock micros), or
+    /// [`AWAKE`] while it works.
+    sleeps_until: AtomicI64,
 }
+
+/// The scheduler is working: any work falling due wakes it again.
+const AWAKE: i64 = i64::MAX;
 
 impl Default for Notifier {
     fn default() -> Self {
@@ -38,6 +45,7 @@ impl Default for Notifier {
             recheck: watch::channel(0).0,
             shutdown: watch::channel(false).0,
             work: tokio::sync::Notify::new(),
+            sleeps_until: AtomicI64::new(AWAKE),
         }
     }
 }
@@ -59,7 +67,6 @@ impl Notifier {
 
     /// `game` is at `version` now.
     pub fn publish(&self, game: Uuid, version: i64) {
-        self.work.notify_one();
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(sender) = games.get(&game) {
             sender.send_if_modified(|known| {
@@ -72,6 +79,30 @@ impl Notifier {
         }
         // Forget games nobody waits for any more.
         games.retain(|_, sender| sender.receiver_count() > 0);
+    }
+
+    /// A change made automatic work due at `due_at` (here or on another
+    /// instance): wakes the scheduler if that is before it would look
+    /// anyway. A change that makes nothing due, or something due after the
+    /// scheduler's planned look, costs it nothing (before, every move woke
+    /// it for a round of four statements that found nothing).
+    pub fn work_due(&self, due_at: Option<i64>) {
+        if due_at.is_some_and(|at| at <= self.sleeps_until.load(Ordering::SeqCst)) {
+            self.work.notify_one();
+        }
+    }
+
+    /// The scheduler starts a round: every change with due work wakes it
+    /// again after the round (a `Notify` keeps one wake for a later wait).
+    pub fn scheduler_awake(&self) {
+        self.sleeps_until.store(AWAKE, Ordering::SeqCst);
+    }
+
+    /// The scheduler sleeps until `at` (clock micros) unless woken. Set
+    /// after it read when work is next due: a change committed in between
+    /// saw it awake and left it a wake.
+    pub fn scheduler_sleeps_until(&self, at: i64) {
+        self.sleeps_until.store(at, Ordering::SeqCst);
     }
 
     /// Every waiter checks its game again (after a listener reconnect).
@@ -128,6 +159,46 @@ mod tests {
         assert_eq!(waiter.wake().await, Wake::Recheck);
         notifier.shut_down();
         assert_eq!(waiter.wake().await, Wake::Shutdown);
+    }
+
+    async fn scheduler_woken(notifier: &Notifier) -> bool {
+        tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            notifier.work.notified(),
+        )
+        .await
+        .is_ok()
+    }
+
+    #[tokio::test]
+    async fn a_change_wakes_the_sleeping_scheduler_only_for_work_due_before_it_looks() {
+        let notifier = Notifier::default();
+        notifier.scheduler_sleeps_until(1_000);
+        notifier.work_due(None);
+        assert!(!scheduler_woken(&notifier).await, "nothing due");
+        notifier.work_due(Some(1_001));
+        assert!(
+            !scheduler_woken(&notifier).await,
+            "due after it looks anyway"
+        );
+        notifier.work_due(Some(1_000));
+        assert!(scheduler_woken(&notifier).await, "due when it looks");
+        notifier.work_due(Some(5));
+        assert!(scheduler_woken(&notifier).await, "due before it looks");
+    }
+
+    #[tokio::test]
+    async fn work_falling_due_while_the_scheduler_works_wakes_it_after_the_round() {
+        let notifier = Notifier::default();
+        notifier.scheduler_sleeps_until(1_000);
+        notifier.scheduler_awake();
+        notifier.work_due(Some(i64::MAX - 1));
+        assert!(scheduler_woken(&notifier).await);
+        notifier.publish(Uuid::new_v4(), 1);
+        assert!(
+            !scheduler_woken(&notifier).await,
+            "a change alone wakes no scheduler"
+        );
     }
 
     #[tokio::test]

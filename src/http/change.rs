@@ -212,7 +212,7 @@ pub async fn change_game<B: Serialize>(
     }
     let before = game.clone();
     let event = apply(&mut game).map_err(|error| refusal(&before, caller.id, error))?;
-    record_change(
+    let due_at = record_change(
         state,
         &mut tx,
         &mut game,
@@ -236,7 +236,7 @@ pub async fn change_game<B: Serialize>(
     )
     .await?;
     tx.commit().await?;
-    after_commit(state, &game, &event, None);
+    after_commit(state, &game, &event, due_at, None);
     Ok(json_answer(StatusCode::OK, headers).body(body))
 }
 
@@ -244,7 +244,8 @@ pub async fn change_game<B: Serialize>(
 /// deadline and when automatic work falls due are set, the seat change and
 /// the event are written, and (on Postgres) the change is announced. The
 /// one path of a player's change and of an automatic move. `loaded` is the
-/// game's row as loaded, locked, in `tx`.
+/// game's row as loaded, locked, in `tx`. Returns when automatic work on
+/// the game falls due, for [`after_commit`].
 pub async fn record_change(
     state: &AppState,
     tx: &mut Tx,
@@ -253,7 +254,7 @@ pub async fn record_change(
     event: &Event,
     player: Option<Uuid>,
     actor: Option<&str>,
-) -> Result<(), ApiError> {
+) -> Result<Option<i64>, ApiError> {
     game.version += 1;
     let created_at = loaded.created_at;
     let due_at = game.schedule(created_at, state.clock.now_micros());
@@ -291,15 +292,24 @@ pub async fn record_change(
     .await?;
     super::friends::after_change(tx, state.store.backend(), game).await?;
     if state.store.backend() == Backend::Postgres {
-        listen::announce(tx, game.id, game.version).await?;
+        listen::announce(tx, game.id, game.version, due_at).await?;
     }
-    Ok(())
+    Ok(due_at)
 }
 
-/// After a change's commit: wakes streams, long polls and the scheduler,
-/// and counts the move (`actor` `bot` or `clock` for an automatic one).
-pub fn after_commit(state: &AppState, game: &Game, event: &Event, actor: Option<&str>) {
+/// After a change's commit: wakes streams and long polls, and the scheduler
+/// if the change made automatic work due at `due_at` (as [`record_change`]
+/// returned it), and counts the move (`actor` `bot` or `clock` for an
+/// automatic one).
+pub fn after_commit(
+    state: &AppState,
+    game: &Game,
+    event: &Event,
+    due_at: Option<i64>,
+    actor: Option<&str>,
+) {
     state.notifier.publish(game.id, game.version);
+    state.notifier.work_due(due_at);
     if matches!(event.kind, "deal" | "move") {
         let move_type = event.payload["type"].as_str().unwrap_or("unknown");
         state.metrics.count_move(game.kind.as_str(), move_type);

@@ -464,7 +464,7 @@ pub async fn quick_match(
             payload: serde_json::json!({"type": "joined", "seat": seat, "matchmaking": true}),
             seat_change: Some(SeatChange::Took(seat.0)),
         };
-        record_change(
+        let due_at = record_change(
             &state,
             &mut tx,
             &mut game,
@@ -483,7 +483,7 @@ pub async fn quick_match(
             state.clock.now_micros(),
         )
         .await?;
-        after_commit(&state, &game, &event, None);
+        after_commit(&state, &game, &event, due_at, None);
         return Ok(answer);
     }
     let due_at = store_new_table(&mut tx, &mut fresh, caller.id, now).await?;
@@ -504,9 +504,7 @@ pub async fn quick_match(
     )
     .await?;
     tx.commit().await?;
-    if due_at.is_some() {
-        state.notifier.work.notify_one();
-    }
+    state.notifier.work_due(due_at);
     Ok(json_answer(StatusCode::CREATED, headers).body(body))
 }
 
@@ -622,7 +620,7 @@ pub async fn rematch(
         Some(seat.0),
         serde_json::json!({"type": "rematch", "seat": seat, "game": next.id}),
     );
-    record_change(
+    let changed_due_at = record_change(
         &state,
         &mut tx,
         &mut game,
@@ -633,10 +631,8 @@ pub async fn rematch(
     )
     .await?;
     tx.commit().await?;
-    after_commit(&state, &game, &event, None);
-    if due_at.is_some() {
-        state.notifier.work.notify_one();
-    }
+    after_commit(&state, &game, &event, changed_due_at, None);
+    state.notifier.work_due(due_at);
     Ok(HttpResponse::Created()
         .insert_header(location(&state, next.id))
         .insert_header((header::ETAG, etag(next.version)))

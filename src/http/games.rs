@@ -244,9 +244,7 @@ pub async fn create_game(
     )
     .await?;
     tx.commit().await?;
-    if due_at.is_some() {
-        state.notifier.work.notify_one();
-    }
+    state.notifier.work_due(due_at);
     Ok(json_answer(StatusCode::CREATED, headers).body(body))
 }
 

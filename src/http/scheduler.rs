@@ -11,9 +11,9 @@
 //! is still the one it read; otherwise it reads again and decides again.
 //! The move goes through the same path as a player's (`record_change`), so
 //! it is one version, one event, and wakes streams and long polls. Each
-//! instance wakes at once on a change it hears of (its own, or another's
-//! through `LISTEN`), on a jump of a hand-moved clock, and polls every
-//! second as a fallback.
+//! instance wakes at once when a change it hears of (its own, or another's
+//! through `LISTEN`) makes work due before it would look anyway, on a jump
+//! of a hand-moved clock, and polls every second as a fallback.
 
 use std::time::Duration;
 
@@ -42,6 +42,7 @@ const ATTEMPTS: usize = 8;
 pub async fn run(state: web::Data<AppState>) {
     let jumps = state.clock.jumps();
     while !state.notifier.is_shutting_down() {
+        state.notifier.scheduler_awake();
         let busy = match round(&state).await {
             Ok(busy) => busy,
             Err(error) => {
@@ -58,10 +59,16 @@ pub async fn run(state: web::Data<AppState>) {
                 None => std::future::pending().await,
             }
         };
+        let sleep = idle_wait(&state).await;
+        let until = state
+            .clock
+            .now_micros()
+            .saturating_add(i64::try_from(sleep.as_micros()).unwrap_or(i64::MAX));
+        state.notifier.scheduler_sleeps_until(until);
         tokio::select! {
             _ = state.notifier.work.notified() => {}
             _ = wait => {}
-            _ = tokio::time::sleep(idle_wait(&state).await) => {}
+            _ = tokio::time::sleep(sleep) => {}
         }
     }
 }
@@ -172,7 +179,7 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
                 (event, actor, player)
             }
         };
-        record_change(
+        let due_at = record_change(
             state,
             &mut tx,
             &mut game,
@@ -184,7 +191,7 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
         .await?;
         tx.commit().await?;
         let counted = (event.kind != "abandoned").then_some(actor);
-        after_commit(state, &game, &event, counted);
+        after_commit(state, &game, &event, due_at, counted);
         return Ok(true);
     }
     Ok(false)

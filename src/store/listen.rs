@@ -29,8 +29,9 @@ pub async fn run(url: String, notifier: Arc<Notifier>) {
         loop {
             match listener.try_recv().await {
                 Ok(Some(notification)) => {
-                    if let Some((game, version)) = parse(notification.payload()) {
-                        notifier.publish(game, version);
+                    if let Some(change) = parse(notification.payload()) {
+                        notifier.publish(change.game, change.version);
+                        notifier.work_due(change.due_at);
                     }
                 }
                 Ok(None) => {
@@ -52,22 +53,101 @@ async fn connect(url: &str) -> Result<PgListener, sqlx::Error> {
     Ok(listener)
 }
 
-fn parse(payload: &str) -> Option<(Uuid, i64)> {
-    let (game, version) = payload.split_once(':')?;
-    Some((Uuid::parse_str(game).ok()?, version.parse().ok()?))
+/// A change as announced.
+#[derive(Debug, PartialEq, Eq)]
+struct Announced {
+    game: Uuid,
+    version: i64,
+    /// When automatic work on the game falls due.
+    due_at: Option<i64>,
+}
+
+/// Reads `<game>:<version>:<due_at or ->`. An announcement of an earlier
+/// release (no due time) counts as work due now, which wakes the scheduler
+/// as that release's announcements did.
+fn parse(payload: &str) -> Option<Announced> {
+    let mut parts = payload.split(':');
+    let game = Uuid::parse_str(parts.next()?).ok()?;
+    let version = parts.next()?.parse().ok()?;
+    let due_at = match parts.next() {
+        None => Some(i64::MIN),
+        Some("-") => None,
+        Some(due) => Some(due.parse().ok()?),
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(Announced {
+        game,
+        version,
+        due_at,
+    })
+}
+
+/// The payload announcing that `game` reached `version`, with automatic
+/// work due at `due_at`.
+fn payload(game: Uuid, version: i64, due_at: Option<i64>) -> String {
+    match due_at {
+        Some(due) => format!("{game}:{version}:{due}"),
+        None => format!("{game}:{version}:-"),
+    }
 }
 
 /// Announces, inside the change's transaction, that `game` reached
-/// `version`; Postgres delivers it to every listener when the transaction commits.
+/// `version` with automatic work due at `due_at`; Postgres delivers it to
+/// every listener when the transaction commits.
 pub async fn announce(
     conn: &mut sqlx::AnyConnection,
     game: Uuid,
     version: i64,
+    due_at: Option<i64>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT pg_notify($1, $2)")
         .bind(CHANNEL)
-        .bind(format!("{game}:{version}"))
+        .bind(payload(game, version, due_at))
         .execute(conn)
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_announcement_reads_back_as_it_was_made() {
+        let game = Uuid::new_v4();
+        for due_at in [None, Some(0), Some(1_796_131_084_226_878), Some(-5)] {
+            let read = parse(&payload(game, 7, due_at));
+            assert_eq!(
+                read,
+                Some(Announced {
+                    game,
+                    version: 7,
+                    due_at
+                })
+            );
+        }
+    }
+
+    #[test]
+    fn an_earlier_releases_announcement_counts_as_work_due_now() {
+        let game = Uuid::new_v4();
+        let read = parse(&format!("{game}:3")).expect("read");
+        assert_eq!((read.version, read.due_at), (3, Some(i64::MIN)));
+    }
+
+    #[test]
+    fn a_malformed_announcement_is_ignored() {
+        let game = Uuid::new_v4();
+        for bad in [
+            "x:1:-".to_owned(),
+            format!("{game}"),
+            format!("{game}:v:-"),
+            format!("{game}:1:soon"),
+            format!("{game}:1:-:extra"),
+        ] {
+            assert_eq!(parse(&bad), None, "{bad}");
+        }
+    }
 }
