@@ -135,7 +135,7 @@ impl Application {
         let state = web::Data::new(AppState {
             store: store.clone(),
             tokens,
-            metrics: Metrics::default(),
+            metrics: Arc::new(Metrics::default()),
             notifier: Arc::clone(&notifier),
             sse_keep_alive: settings.sse_keep_alive,
             path_prefix: settings.path_prefix.clone(),
@@ -168,7 +168,10 @@ impl Application {
         let proxies = web::Data::new(TrustedProxies(settings.trusted_proxies.clone()));
         let body_timeout = web::Data::new(BodyTimeout(settings.request_body_timeout));
         let limiter = web::Data::new(Limiter::new(&settings.rate_limits));
+        let workers = settings.workers;
         let server = HttpServer::new(move || {
+            // Called on each worker's thread: its own pool (Store::for_worker).
+            let state = web::Data::new(state.for_worker(workers));
             let spec = spec.clone();
             let spec_url = format!("{prefix}/openapi.json");
             let docs_prefix = prefix.clone();
@@ -213,11 +216,7 @@ impl Application {
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .default_service(web::to(http::fallback::no_route))
         })
-        // Every worker shares the one pool. Its connections are opened on the
-        // main runtime, which outlives the workers (see `Store::connect`), so
-        // a worker that stops first at shutdown takes no connection another
-        // worker still uses with it.
-        .workers(settings.workers)
+        .workers(workers)
         .shutdown_timeout(settings.shutdown_timeout.as_secs())
         // Signals are ours (see `run`): streams must end before the server waits for them.
         .disable_signals()

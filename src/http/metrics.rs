@@ -202,10 +202,10 @@ impl Metrics {
 #[utoipa::path(tag = "health", responses((status = 200, description = "Metrics, OpenMetrics text", content_type = "application/openmetrics-text")))]
 #[get("/metrics")]
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
-    let pool = state.store.pool();
-    state.metrics.pool_connections.set(i64::from(pool.size()));
-    state.metrics.pool_idle.set(pool.num_idle() as i64);
-    if let Ok(mut conn) = pool.acquire().await
+    let (connections, idle) = state.store.connections();
+    state.metrics.pool_connections.set(i64::from(connections));
+    state.metrics.pool_idle.set(idle as i64);
+    if let Ok(mut conn) = state.store.pool().acquire().await
         && let Ok(next) = crate::store::games::next_due(&mut conn).await
     {
         let now = state.clock.now_micros();

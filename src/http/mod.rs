@@ -29,14 +29,15 @@ use utoipa_actix_web::{AppExt, scope};
 use crate::auth::Tokens;
 use crate::store::Store;
 
-/// What every handler shares.
+/// What every handler shares. Each HTTP worker has its own, with its own
+/// database pool ([`Store::for_worker`]); the rest is shared.
 pub struct AppState {
     /// The database.
     pub store: Store,
     /// Issues and verifies bearer tokens.
     pub tokens: Tokens,
-    /// Prometheus metrics.
-    pub metrics: metrics::Metrics,
+    /// Prometheus metrics, one set for every worker.
+    pub metrics: std::sync::Arc<metrics::Metrics>,
     /// Wakes streams and long polls when a game changes.
     pub notifier: std::sync::Arc<crate::notify::Notifier>,
     /// How often an idle stream gets a keep-alive comment.
@@ -45,6 +46,22 @@ pub struct AppState {
     pub path_prefix: String,
     /// The time, for turn clocks and the scheduler (moved by hand in tests).
     pub clock: std::sync::Arc<dyn crate::clock::Clock>,
+}
+
+impl AppState {
+    /// The state of one of `workers` HTTP workers, made on its thread: its
+    /// own database pool, everything else shared.
+    pub fn for_worker(&self, workers: usize) -> AppState {
+        AppState {
+            store: self.store.for_worker(workers),
+            tokens: self.tokens.clone(),
+            metrics: std::sync::Arc::clone(&self.metrics),
+            notifier: std::sync::Arc::clone(&self.notifier),
+            sse_keep_alive: self.sse_keep_alive,
+            path_prefix: self.path_prefix.clone(),
+            clock: std::sync::Arc::clone(&self.clock),
+        }
+    }
 }
 
 /// The document's fixed parts; paths and schemas are collected from the

@@ -16,6 +16,7 @@ pub mod players;
 pub mod settings;
 
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -49,7 +50,32 @@ pub struct Store {
     writer: Option<AnyPool>,
     backend: Backend,
     postgres_url: Option<crate::config::Secret>,
+    /// Postgres: how an HTTP worker opens a pool of its own
+    /// ([`Store::for_worker`]). `None` on SQLite.
+    worker_pools: Option<WorkerPools>,
 }
+
+/// The pools of the HTTP workers (Postgres), opened from one recipe.
+#[derive(Clone, Debug)]
+struct WorkerPools {
+    options: AnyConnectOptions,
+    /// The main runtime's pool.
+    main: AnyPool,
+    acquire_timeout: Duration,
+    /// Every worker pool opened so far, for the connection gauges.
+    opened: Arc<Mutex<Vec<AnyPool>>>,
+}
+
+/// Postgres connections of the main runtime: the scheduler, the storage
+/// clean-up and starting; requests use their worker's own pool.
+const MAIN_CONNECTIONS: u32 = 4;
+
+/// Postgres connections all HTTP workers share out between them (each
+/// worker at least [`MIN_WORKER_CONNECTIONS`]).
+const WORKER_CONNECTIONS: u32 = 16;
+
+/// The fewest Postgres connections one HTTP worker gets.
+const MIN_WORKER_CONNECTIONS: u32 = 2;
 
 impl Store {
     /// Connects (creating the SQLite file if needed) and applies the migrations.
@@ -65,22 +91,24 @@ impl Store {
     ) -> Result<Store, sqlx::Error> {
         sqlx::any::install_default_drivers();
         let (url, backend, max) = match database {
-            Database::Postgres(url) => (url.expose().to_owned(), Backend::Postgres, 16),
+            Database::Postgres(url) => {
+                (url.expose().to_owned(), Backend::Postgres, MAIN_CONNECTIONS)
+            }
             Database::Sqlite(path) => (format!("sqlite://{path}?mode=rwc"), Backend::Sqlite, 8),
         };
         if backend == Backend::Postgres {
             create_missing_database(&url).await?;
         }
         let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
-        // Every connection is opened here, on the caller's runtime (the main
-        // one), and kept: a socket belongs to the runtime that opened it, and
-        // actix's workers each run their own, which end one by one at a
-        // graceful stop. A connection opened by a worker would break under
-        // another worker still using it once the first had stopped (a 500
-        // during SIGTERM); with the pool full from the start and no idle or
-        // lifetime expiry, workers only borrow the main runtime's connections.
-        // (A connection that breaks is reopened by whoever asks next: after
-        // a database restart, until the next start.)
+        // A socket belongs to the runtime that opened it. This pool's
+        // connections are opened here, on the main runtime, and kept (no
+        // idle or lifetime expiry), for the work of the main runtime. On
+        // Postgres each HTTP worker has a pool of its own (`for_worker`),
+        // whose connections only that worker opens and uses: a connection
+        // shared between runtimes would break under one worker when another
+        // stopped first at a graceful stop, and every message on it would
+        // wake two threads (the owning runtime's and the worker's).
+        // (A connection that breaks is reopened by whoever asks next.)
         let started = std::time::Instant::now();
         let pool = loop {
             let opened = AnyPoolOptions::new()
@@ -150,11 +178,18 @@ impl Store {
             Database::Postgres(url) => Some(url.clone()),
             Database::Sqlite(_) => None,
         };
+        let worker_pools = (backend == Backend::Postgres).then(|| WorkerPools {
+            options,
+            main: pool.clone(),
+            acquire_timeout,
+            opened: Arc::default(),
+        });
         let store = Store {
             pool,
             writer,
             backend,
             postgres_url,
+            worker_pools,
         };
         let split = store.split_old_layout().await?;
         if split > 0 {
@@ -203,6 +238,66 @@ impl Store {
             }
             tx.commit().await?;
         }
+    }
+
+    /// This store for one of `workers` HTTP workers, called on that
+    /// worker's thread. On Postgres it has a pool of its own, empty until
+    /// the worker needs a connection: its connections are opened on the
+    /// worker's runtime and used by no other, so each database message
+    /// wakes only the worker's thread, and a worker that stops first at a
+    /// graceful stop takes none of another's connections with it. The
+    /// workers share [`WORKER_CONNECTIONS`] (at least
+    /// [`MIN_WORKER_CONNECTIONS`] each). On SQLite every connection runs on
+    /// a thread of its own anyway, and writers must share the one writer:
+    /// the same pools serve every worker.
+    pub fn for_worker(&self, workers: usize) -> Store {
+        let Some(recipe) = &self.worker_pools else {
+            return self.clone();
+        };
+        let workers = u32::try_from(workers.max(1)).unwrap_or(u32::MAX);
+        let max = WORKER_CONNECTIONS
+            .div_ceil(workers)
+            .max(MIN_WORKER_CONNECTIONS);
+        let pool = AnyPoolOptions::new()
+            .max_connections(max)
+            .min_connections(0)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .acquire_timeout(recipe.acquire_timeout)
+            .connect_lazy_with(recipe.options.clone());
+        recipe
+            .opened
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(pool.clone());
+        Store {
+            pool,
+            ..self.clone()
+        }
+    }
+
+    /// Open and idle connections over every pool of the process.
+    pub fn connections(&self) -> (u32, usize) {
+        let pools = match &self.worker_pools {
+            Some(recipe) => {
+                let mut pools = vec![recipe.main.clone()];
+                pools.extend(
+                    recipe
+                        .opened
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .iter()
+                        .cloned(),
+                );
+                pools
+            }
+            None => std::iter::once(self.pool.clone())
+                .chain(self.writer.clone())
+                .collect(),
+        };
+        pools.iter().fold((0, 0), |(size, idle), pool| {
+            (size + pool.size(), idle + pool.num_idle())
+        })
     }
 
     /// The engine behind this store.
