@@ -83,8 +83,11 @@ fn authenticate(
                 // immediate on every instance (docs/api.md, tokens).
                 // A player that does not exist (never did, or was
                 // removed as an idle guest) is refused like a bad token.
-                let mut conn = state.store.acquire().await?;
-                match cleanup::player_for_token(&mut conn, id).await? {
+                let (mut conn, found) = state
+                    .store
+                    .acquire_with(async |conn| cleanup::player_for_token(conn, id).await)
+                    .await?;
+                match found {
                     Some((current, seen)) if current == generation => {
                         let now = state.clock.now_micros();
                         if seen < now - TOUCH_EVERY_MICROS {

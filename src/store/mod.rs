@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyPool, ConnectOptions};
+use sqlx::{AnyConnection, AnyPool, ConnectOptions};
 
 use crate::config::Database;
 
@@ -77,6 +77,36 @@ const WORKER_CONNECTIONS: u32 = 16;
 /// The fewest Postgres connections one HTTP worker gets.
 const MIN_WORKER_CONNECTIONS: u32 = 2;
 
+/// A pooled connection idle for longer than this is pinged before it is
+/// handed out. One used more recently answered the ping sqlx sends on every
+/// release a moment ago, so under load no request waits for a ping.
+const PING_IDLE_AFTER: Duration = Duration::from_secs(1);
+
+/// How often a request's first statement is made again on another
+/// connection when the one handed out turns out broken (see
+/// [`Store::acquire_with`]).
+const BROKEN_RETRIES: usize = 3;
+
+/// Pool options shared by every pool: at most `max` connections, none
+/// closed for idling or age, a wait of `acquire_timeout` at most, and a
+/// ping only for a connection idle longer than [`PING_IDLE_AFTER`].
+fn pool_options(max: u32, acquire_timeout: Duration) -> AnyPoolOptions {
+    AnyPoolOptions::new()
+        .max_connections(max)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .acquire_timeout(acquire_timeout)
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= PING_IDLE_AFTER {
+                    sqlx::Connection::ping(conn).await?;
+                }
+                Ok(true)
+            })
+        })
+}
+
 impl Store {
     /// Connects (creating the SQLite file if needed) and applies the migrations.
     /// Several instances may start at once: sqlx serialises migrations with a lock.
@@ -111,12 +141,8 @@ impl Store {
         // (A connection that breaks is reopened by whoever asks next.)
         let started = std::time::Instant::now();
         let pool = loop {
-            let opened = AnyPoolOptions::new()
-                .max_connections(max)
+            let opened = pool_options(max, acquire_timeout)
                 .min_connections(max)
-                .idle_timeout(None)
-                .max_lifetime(None)
-                .acquire_timeout(acquire_timeout)
                 .after_connect(move |conn, _| {
                     Box::pin(async move {
                         if backend == Backend::Sqlite {
@@ -154,12 +180,8 @@ impl Store {
         // `Store::writer`); the pool above serves reads, which WAL never blocks.
         let writer = match backend {
             Backend::Sqlite => Some(
-                AnyPoolOptions::new()
-                    .max_connections(1)
+                pool_options(1, acquire_timeout)
                     .min_connections(1)
-                    .idle_timeout(None)
-                    .max_lifetime(None)
-                    .acquire_timeout(acquire_timeout)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
                             for pragma in SQLITE_PRAGMAS {
@@ -258,12 +280,8 @@ impl Store {
         let max = WORKER_CONNECTIONS
             .div_ceil(workers)
             .max(MIN_WORKER_CONNECTIONS);
-        let pool = AnyPoolOptions::new()
-            .max_connections(max)
+        let pool = pool_options(max, recipe.acquire_timeout)
             .min_connections(0)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            .acquire_timeout(recipe.acquire_timeout)
             .connect_lazy_with(recipe.options.clone());
         recipe
             .opened
@@ -328,16 +346,43 @@ impl Store {
         }
     }
 
+    /// A connection and what `read`, the request's first statement, read
+    /// on it. A connection handed out broken (pooled connections are pinged
+    /// only after a second of idling, [`PING_IDLE_AFTER`]) is dropped and
+    /// the read made again on another, up to [`BROKEN_RETRIES`] times:
+    /// nothing was changed yet, so nothing is done twice.
+    pub async fn acquire_with<T>(
+        &self,
+        read: impl AsyncFn(&mut AnyConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<(sqlx::pool::PoolConnection<sqlx::Any>, T), sqlx::Error> {
+        let mut tries = 0;
+        loop {
+            let mut conn = self.acquire().await?;
+            match read(&mut conn).await {
+                Ok(answer) => return Ok((conn, answer)),
+                Err(error) if retryable(&error) && tries < BROKEN_RETRIES => {
+                    tries += 1;
+                    tracing::warn!(%error, "retrying a broken database connection");
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
     /// Begins a transaction that may write. On SQLite it takes the write lock
     /// at once (`BEGIN IMMEDIATE`), so two writers never both read a stale game.
-    /// A broken connection at `BEGIN` is retried once, as in [`Store::acquire`].
+    /// A connection broken at `BEGIN` is dropped and `BEGIN` sent on another,
+    /// up to [`BROKEN_RETRIES`] times, as in [`Store::acquire_with`].
     pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
-        match self.begin_write_once().await {
-            Err(error) if retryable(&error) => {
-                tracing::warn!(%error, "retrying a broken database connection once");
-                self.begin_write_once().await
+        let mut tries = 0;
+        loop {
+            match self.begin_write_once().await {
+                Err(error) if retryable(&error) && tries < BROKEN_RETRIES => {
+                    tries += 1;
+                    tracing::warn!(%error, "retrying a broken database connection");
+                }
+                other => return other,
             }
-            other => other,
         }
     }
 
