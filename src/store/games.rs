@@ -276,10 +276,30 @@ pub async fn load(
     id: Uuid,
     lock: bool,
 ) -> Result<Option<GameRow>, sqlx::Error> {
-    let query = if lock && backend == Backend::Postgres {
-        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games WHERE id = $1 FOR UPDATE"
-    } else {
-        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games WHERE id = $1"
+    // A read without the lock takes the seats in the same statement, so in
+    // one snapshot with the row. Under the lock they are read after it: a
+    // statement that waited for the lock sees the row as its holder left
+    // it, but a subquery in it would still see the seats as they were
+    // before the wait.
+    let query = match (lock, backend) {
+        (true, Backend::Postgres) => {
+            "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games WHERE id = $1 FOR UPDATE"
+        }
+        (true, Backend::Sqlite) => {
+            "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games WHERE id = $1"
+        }
+        (false, Backend::Postgres) => {
+            "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored, \
+             (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) \
+              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
+             FROM games WHERE id = $1"
+        }
+        (false, Backend::Sqlite) => {
+            "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored, \
+             (SELECT json_group_array(json_array(s.seat, p.id, p.name, p.bot_level)) \
+              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
+             FROM games WHERE id = $1"
+        }
     };
     let Some(row) = sqlx::query(query)
         .bind(id.to_string())
@@ -292,8 +312,39 @@ pub async fn load(
     let deals_stored: Option<i64> = row.try_get("deals_stored")?;
     complete(conn, &mut game, deals_stored).await?;
     game.deals_stored = Some(deals_stored.unwrap_or(0));
-    game.seats = seats_of(conn, id).await?;
+    game.seats = if lock {
+        seats_of(conn, id).await?
+    } else {
+        seats_from_json(row.try_get("seats")?)?
+    };
     Ok(Some(game))
+}
+
+/// The seats as the unlocked [`load`] reads them: a JSON array of
+/// `[seat, player id, name, bot level]`, in any order (`None`: no seat
+/// taken, as Postgres' `json_agg` answers over no rows).
+fn seats_from_json(json: Option<String>) -> Result<Vec<SeatRow>, sqlx::Error> {
+    type Seat = (i64, String, String, Option<String>);
+    let Some(json) = json else {
+        return Ok(Vec::new());
+    };
+    let rows: Vec<Seat> =
+        serde_json::from_str(&json).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+    let mut seats = rows
+        .into_iter()
+        .map(|(seat, id, name, bot_level)| {
+            Ok(SeatRow {
+                seat: u8::try_from(seat).map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
+                player: PlayerRow {
+                    id: parse_uuid(id)?,
+                    name,
+                    bot_level,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    seats.sort_by_key(|s| s.seat);
+    Ok(seats)
 }
 
 /// Tables waiting for players, newest first, optionally of one kind.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use kaarttafel::clock::{Clock, ManualClock};
 use kaarttafel::http::cleanup::{Policy, run_if_free};
 use kaarttafel::store::idempotency::{self, StoredResponse, TTL_MICROS};
-use kaarttafel::store::{Store, cleanup, players};
+use kaarttafel::store::{Store, cleanup, games, players};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use uuid::Uuid;
@@ -267,7 +267,54 @@ async fn the_cleanup_job_runs_on_one_instance_at_a_time(db: Db) {
     );
 }
 
+/// A read without the row lock takes the seats in the same statement as the
+/// game (one snapshot); a read under the lock takes them after the lock.
+/// Both give the same seats: people and computer players, in seat order,
+/// names with characters JSON must escape.
+async fn a_read_with_and_without_the_lock_gives_the_same_seats(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let host = app.player("O'Brien, \"Bob\" \\ é").await;
+    let created = app
+        .send(
+            Method::POST,
+            "/v1/games",
+            Some(&host.token),
+            Some(json!({"game": "klaverjassen",
+                        "bots": [{"seat": 3, "level": "strong"}, {"seat": 1, "level": "basic"}]})),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let id: Uuid = created.body["id"].as_str().unwrap().parse().unwrap();
+    let store = store_of(&app).await;
+    let mut conn = store.acquire().await.unwrap();
+    let unlocked = games::load(&mut conn, store.backend(), id, false)
+        .await
+        .unwrap()
+        .expect("the game");
+    let locked = games::load(&mut conn, store.backend(), id, true)
+        .await
+        .unwrap()
+        .expect("the game");
+    assert_eq!(unlocked, locked);
+    let seats: Vec<(u8, &str, Option<&str>)> = unlocked
+        .seats
+        .iter()
+        .map(|s| {
+            (
+                s.seat,
+                s.player.name.as_str(),
+                s.player.bot_level.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(seats.len(), 3, "{seats:?}");
+    assert_eq!(seats[0], (0, "O'Brien, \"Bob\" \\ é", None));
+    assert_eq!((seats[1].0, seats[1].2), (1, Some("basic")));
+    assert_eq!((seats[2].0, seats[2].2), (3, Some("strong")));
+}
+
 on_both_databases!(
+    a_read_with_and_without_the_lock_gives_the_same_seats,
     an_idempotency_answer_is_never_replayed_after_24_hours_even_before_cleanup,
     an_idempotency_key_names_a_new_request_after_24_hours,
     a_guest_with_no_game_is_removed_once_every_token_it_held_expired,

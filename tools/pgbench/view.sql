@@ -1,11 +1,10 @@
 -- One GET /v1/games/{id}: the statements src/store issues, in order
 -- (token generation check in src/http/extract.rs, then store::games::load
--- without a lock: the game row and its seats).
+-- without a lock: the game row with its seats in the same statement).
 \if :picked = 0
 \set pick :client_id % :ngames
 SELECT game_id AS gid, player_id AS pid FROM bench_pick WHERE n = :pick \gset
 \set picked 1
 \endif
-SELECT token_generation FROM players WHERE id = :pid;
-SELECT id, kind, status, version, host_id, options, state, created_at FROM games WHERE id = :gid;
-SELECT s.seat, p.id, p.name FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = :gid ORDER BY s.seat;
+SELECT token_generation, COALESCE(last_seen_at, created_at) AS seen FROM players WHERE id = :pid;
+SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored, (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats FROM games WHERE id = :gid;
