@@ -13,8 +13,11 @@
 //! core ([`legal_cards`], [`winning_position`], [`set_points`], [`roem`]): there is
 //! no second copy of the rules here. The search is fail-soft alpha-beta,
 //! driven by MTD(f) zero-window probes, with
-//! - a transposition table at the start of each trick, keyed by the cards
-//!   still out, the leader and the score so far;
+//! - each probe turned into a question about an additive value of the rest
+//!   of the deal (the rest search, or the nat search for "how much roem
+//!   does a team that goes nat concede"), so that
+//! - the transposition table at the start of each trick is keyed by the
+//!   cards still out, the leader and a small flag, shared by every path;
 //! - exact bounds at the start of each trick (the score sheet evaluated at
 //!   the corners of what the remaining cards and roem could still bring);
 //! - move ordering (the table's best move, then cheap winners, smearing
