@@ -13,8 +13,11 @@
 //! core ([`legal_cards`], [`winning_position`], [`set_points`], [`roem`]): there is
 //! no second copy of the rules here. The search is fail-soft alpha-beta,
 //! driven by MTD(f) zero-window probes, with
-//! - a transposition table at the start of each trick, keyed by the cards
-//!   still out, the leader and the score so far;
+//! - each probe turned into a question about an additive value of the rest
+//!   of the deal (the rest search, or the nat search for "how much roem
+//!   does a team that goes nat concede"), so that
+//! - the transposition table at the start of each trick is keyed by the
+//!   cards still out, the leader and a small flag, shared by every path;
 //! - exact bounds at the start of each trick (the score sheet evaluated at
 //!   the corners of what the remaining cards and roem could still bring);
 //! - move ordering (the table's best move, then cheap winners, smearing
@@ -101,7 +104,8 @@ impl Position {
     /// the trick closes and is scored as the rules score it after its fourth
     /// card.
     pub fn after(&self, card: Card) -> Position {
-        let state = State::from_position(self).play(card_index(card), self.trump);
+        let mut state = State::from_position(self);
+        state.play(card_index(card), self.trump);
         state.to_position(self)
     }
 
@@ -141,6 +145,10 @@ pub fn for_team(value: i32, team: Team) -> i32 {
 
 /// Above any value a deal can have.
 const INF: i32 = 30_000;
+
+/// The nat search's reward for keeping the roem within budget: above any
+/// lead a deal can bring, below `INF` with any lead added.
+const KEPT: i32 = 10_000;
 
 /// The bit index of a Klaverjassen card.
 fn card_index(card: Card) -> u32 {
@@ -230,9 +238,12 @@ impl State {
     }
 
     /// Plays the card at bit `index` for the seat to play; the fourth card
-    /// closes the trick and scores it.
+    /// closes the trick and scores it. In place: the caller copies the
+    /// parent into the child first, so no state is read back whole right
+    /// after its fields were written (a store-forwarding stall that took a
+    /// third of the time when `play` returned the new state by value).
     #[inline]
-    fn play(mut self, index: u32, trump: Suit) -> State {
+    fn play(&mut self, index: u32, trump: Suit) {
         let seat = usize::from(self.mover());
         self.hands[seat] &= !(1 << index);
         self.cards[usize::from(self.len)] = index as u8;
@@ -252,7 +263,6 @@ impl State {
             self.len = 0;
             self.trick = 0;
         }
-        self
     }
 
     /// Plays out the last trick, where every seat holds one card.
@@ -260,7 +270,7 @@ impl State {
         let mut last = self;
         for _ in 0..4 {
             let seat = usize::from(last.mover());
-            last = last.play(last.hands[seat].trailing_zeros(), trump);
+            last.play(last.hands[seat].trailing_zeros(), trump);
         }
         last
     }
@@ -274,6 +284,12 @@ impl State {
 #[inline]
 fn margin(state: &State) -> i32 {
     state.points[0] + state.roem[0] - state.points[1] - state.roem[1]
+}
+
+/// The roem both teams made so far.
+#[inline]
+fn made(state: &State) -> i32 {
+    state.roem[0] + state.roem[1]
 }
 
 /// The score sheet's difference, team A minus team B.
@@ -588,7 +604,8 @@ impl Solver {
         let mut moves = [0u8; 8];
         let count = self.moves(&state, legal, None, &mut moves);
         for &index in &moves[..count] {
-            let child = state.play(u32::from(index), self.trump);
+            let mut child = state;
+            child.play(u32::from(index), self.trump);
             self.nodes += 1;
             let value = self.mtdf(&child, guess);
             if self.aborted {
@@ -616,7 +633,11 @@ impl Solver {
         let mut value = guess;
         while lower < upper && !self.aborted {
             let beta = if value == lower { value + 1 } else { value };
-            value = self.search(state, beta - 1, beta);
+            value = if self.techniques.relative {
+                self.relative_probe(state, beta)
+            } else {
+                self.search(state, beta - 1, beta)
+            };
             if value < beta {
                 upper = value;
             } else {
@@ -694,6 +715,23 @@ impl Solver {
         (hash >> 32) as usize & self.mask
     }
 
+    /// Starts loading the table bucket of `key` into the cache (a hint; no
+    /// effect on any value).
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let bucket = self.table.as_ptr().wrapping_add(self.slot(key) & !1);
+            // SAFETY: a prefetch only hints the cache; it reads nothing the
+            // program sees and cannot fault, whatever the address (here
+            // one inside the table anyway).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// The table slot for `key`: its entry when the table holds it, else
     /// the slot to replace. With buckets, each key may sit in either slot
     /// of a pair; a new key replaces an entry of an earlier solve first,
@@ -730,12 +768,6 @@ impl Solver {
     fn search(&mut self, state: &State, mut alpha: i32, mut beta: i32) -> i32 {
         if self.out_of_budget() {
             return 0;
-        }
-        if self.techniques.relative
-            && alpha + 1 == beta
-            && let Some(value) = self.relative_probe(state, beta)
-        {
-            return value;
         }
         let trump = self.trump;
         let mut table_move = None;
@@ -787,7 +819,8 @@ impl Solver {
         let mut best_move = moves[0];
         let (start_alpha, start_beta) = (alpha, beta);
         for &index in &moves[..count] {
-            let child = state.play(u32::from(index), trump);
+            let mut child = *state;
+            child.play(u32::from(index), trump);
             self.nodes += 1;
             let value = self.search(&child, alpha, beta);
             if self.aborted {
@@ -832,48 +865,85 @@ impl Solver {
     }
 
     /// A zero-window probe of "is the final value at least `beta`?"
-    /// answered by a search on the rest of the deal alone, when the score
-    /// sheet allows it; `None` when it does not (the probe is about how much
-    /// roem a team that goes nat concedes).
+    /// answered by a search on the rest of the deal alone, whose table
+    /// entries any path to the same cards shares.
     ///
     /// In the playing team's terms, with `m0` its lead in points and roem so
-    /// far and `g` what the rest of the deal adds to that lead (the pit
-    /// bonus included): the deal is not nat exactly when `m0 + g > 0`, and
-    /// is then worth `m0 + g`; nat is worth `-(162 + all roem)`, below every
-    /// value that is not nat. So for a threshold `b` above
-    /// `-(162 + roem so far)`, "final at least `b`" is exactly
-    /// "`g` at least `max(b - m0, 1 - m0)`", a question about the rest
-    /// alone, whose table entries any path to the same cards shares.
-    fn relative_probe(&mut self, state: &State, beta: i32) -> Option<i32> {
+    /// far, `r0` the roem both teams made so far, `g` what the rest of the
+    /// deal adds to that lead and `r` the roem the rest makes: the deal is
+    /// not nat exactly when `m0 + g > 0`, and is then worth `m0 + g` (plus
+    /// the pit bonus); nat is worth `-(162 + r0 + r)`, below every value
+    /// that is not nat. So for a threshold `b`:
+    ///
+    /// - above `-(162 + r0)`, "final at least `b`" is exactly "`g` (pit
+    ///   bonus included) at least `max(b - m0, 1 - m0)`" (the rest search);
+    /// - at or below it, with `c = -(162 + r0) - b` (the roem the playing
+    ///   team may concede if it goes nat), it is "not (`m0 + g <= 0` and
+    ///   `r > c`)", which is "`g + KEPT * [r <= c]` at least `1 - m0`"
+    ///   (the nat search: the same additive `g` plus a bonus that depends
+    ///   only on the roem the rest makes, so its table key is the cards
+    ///   still out, the leader and the roem budget left).
+    fn relative_probe(&mut self, state: &State, beta: i32) -> i32 {
         let sign = self.sign();
         let m0 = sign * margin(state);
-        let r0 = state.roem[0] + state.roem[1];
+        let nat = -(DEAL_POINTS + made(state));
         // The playing team's threshold: for team B playing, "A at least
         // beta" is "B not at least 1 - beta".
         let b = if sign == 1 { beta } else { 1 - beta };
-        if b <= -(DEAL_POINTS + r0) {
-            return None;
+        if b > nat {
+            let target = (b - m0).max(1 - m0);
+            let rest = if sign == 1 {
+                self.rest::<false>(state, 0, target - 1, target)
+            } else {
+                -self.rest::<false>(state, 0, -target, -target + 1)
+            };
+            // A fail-soft bound on the playing team's final value.
+            let bound = if rest > -m0 { m0 + rest } else { nat };
+            return sign * bound;
         }
-        let target = (b - m0).max(1 - m0);
-        let rest = if sign == 1 {
-            self.rest(state, target - 1, target)
+        // Roem comes in multiples of 10: "at most c" is "at most c rounded
+        // down to one".
+        let budget = (nat - b) / 10 * 10;
+        let target = 1 - m0;
+        let kept = if sign == 1 {
+            self.rest::<true>(state, budget, target - 1, target)
         } else {
-            -self.rest(state, -target, -target + 1)
+            -self.rest::<true>(state, budget, -target, -target + 1)
         };
-        // A fail-soft bound on the playing team's final value.
-        let bound = if rest > -m0 {
-            m0 + rest
+        // Bounds on the playing team's final value: at least nat with
+        // `budget` roem conceded when it keeps to that, else at most nat
+        // with the least roem above `budget` that tricks can make (sums of
+        // 20, 40, 50, 70, 100 and 200: every multiple of 10 but 10 and 30).
+        let bound = if kept >= target {
+            nat - budget
         } else {
-            -(DEAL_POINTS + r0)
+            let more = if budget == 0 || budget == 20 {
+                budget + 20
+            } else {
+                budget + 10
+            };
+            nat - more
         };
-        Some(sign * bound)
+        sign * bound
     }
 
-    /// What the rest of the deal adds to team A's lead in points and roem
-    /// (the pit bonus included, negative for team B's pit): fail-soft
-    /// alpha-beta on an additive value, so the table key is the cards still
-    /// out, the leader and whether pit is still possible.
-    fn rest(&mut self, state: &State, mut alpha: i32, mut beta: i32) -> i32 {
+    /// The search on the rest of the deal, in team A's terms (team A
+    /// maximises): fail-soft alpha-beta on what the rest adds to team A's
+    /// lead in points and roem, plus
+    /// - without `NAT` (the rest search): the pit bonus (negative for team
+    ///   B's pit); the table key is the cards still out, the leader and
+    ///   whether pit is still possible;
+    /// - with `NAT` (the nat search): `KEPT` to the playing team (negative
+    ///   for team B) when the roem the rest makes stays within `budget`;
+    ///   the table key is the cards still out, the leader and the budget
+    ///   left (in tens, below zero when already exceeded).
+    fn rest<const NAT: bool>(
+        &mut self,
+        state: &State,
+        budget: i32,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
         if self.out_of_budget() {
             return 0;
         }
@@ -881,27 +951,62 @@ impl Solver {
         let mut table_move = None;
         let mut slot = usize::MAX;
         let mut key = 0;
-        let pit_open = self.pit_open(state);
+        let pit_open = !NAT && self.pit_open(state);
+        // Canonical budgets for the key: every budget below zero is
+        // exceeded alike, and no deal makes 2,000 roem.
+        let budget = budget.clamp(-10, 2_000);
         if state.len == 0 {
             let remaining = state.remaining();
             if remaining == 0 {
-                return self.pit_bonus(pit_open);
+                return if NAT {
+                    self.kept(budget)
+                } else {
+                    self.pit_bonus(pit_open)
+                };
             }
             if remaining.count_ones() == 4 {
                 let last = state.play_last_trick(trump);
                 self.nodes += 4;
-                let pit = pit_open && self.pit_open(&last);
-                return margin(&last) - margin(state) + self.pit_bonus(pit);
+                let gain = margin(&last) - margin(state);
+                return gain
+                    + if NAT {
+                        self.kept(budget - (made(&last) - made(state)))
+                    } else {
+                        self.pit_bonus(pit_open && self.pit_open(&last))
+                    };
+            }
+            let use_table = self.techniques.table
+                && (remaining.count_ones() > 8 || self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0);
+            if use_table {
+                let flag = if NAT {
+                    (((budget / 10 + 1) as u64) & 0xFF) << 35 | 1 << 62
+                } else {
+                    u64::from(pit_open) << 34
+                };
+                key = u64::from(remaining) | u64::from(state.leader) << 32 | flag | 1 << 63;
+                // The bucket is rarely in the core's own cache: start
+                // loading it while the bounds are worked out.
+                self.prefetch(key);
             }
             if self.techniques.bounds {
-                let most = set_points(CardSet::from_bits(remaining), trump)
-                    + LAST_TRICK
-                    + roem_bound(remaining, trump);
-                let pit = if pit_open { PIT_BONUS } else { 0 };
-                let (lower, upper) = if self.playing == Team::A {
-                    (-most, most + pit)
+                let roem = roem_bound(remaining, trump);
+                let most = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK + roem;
+                let extra = if NAT {
+                    if budget >= roem {
+                        // No roem can exceed the budget any more.
+                        let kept = self.kept(0);
+                        return if kept > 0 { kept - most } else { kept + most };
+                    }
+                    if budget >= 0 { KEPT } else { 0 }
+                } else if pit_open {
+                    PIT_BONUS
                 } else {
-                    (-most - pit, most)
+                    0
+                };
+                let (lower, upper) = if self.playing == Team::A {
+                    (-most, most + extra)
+                } else {
+                    (-most - extra, most)
                 };
                 if lower >= beta {
                     return lower;
@@ -910,13 +1015,7 @@ impl Solver {
                     return upper;
                 }
             }
-            if self.techniques.table
-                && (remaining.count_ones() > 8 || self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0)
-            {
-                key = u64::from(remaining)
-                    | u64::from(state.leader) << 32
-                    | u64::from(pit_open) << 34
-                    | 1 << 63;
+            if use_table {
                 slot = self.find(key);
                 let entry = self.table[slot];
                 if entry.generation == self.generation && entry.key == key {
@@ -941,11 +1040,18 @@ impl Solver {
         let mut best_move = moves[0];
         let (start_alpha, start_beta) = (alpha, beta);
         let here = margin(state);
+        let here_made = made(state);
         for &index in &moves[..count] {
-            let child = state.play(u32::from(index), trump);
+            let mut child = *state;
+            child.play(u32::from(index), trump);
             self.nodes += 1;
             let gain = margin(&child) - here;
-            let value = gain + self.rest(&child, alpha - gain, beta - gain);
+            let child_budget = if NAT {
+                budget - (made(&child) - here_made)
+            } else {
+                0
+            };
+            let value = gain + self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain);
             if self.aborted {
                 return 0;
             }
@@ -985,6 +1091,13 @@ impl Solver {
             };
         }
         best
+    }
+
+    /// The nat search's bonus in team A's terms: `KEPT` to the playing team
+    /// when the roem budget is not exceeded.
+    #[inline]
+    fn kept(&self, budget: i32) -> i32 {
+        if budget < 0 { 0 } else { self.sign() * KEPT }
     }
 
     /// The playing team's sign in team A's terms: 1 for team A, -1 for B.
