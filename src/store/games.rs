@@ -7,6 +7,14 @@ use super::layout;
 use super::players::{PlayerRow, parse_uuid, player_from};
 use super::{Backend, now_micros};
 
+/// The `games` columns [`game_from`] reads, for the queries that read a
+/// whole row.
+macro_rules! game_columns {
+    () => {
+        "id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored"
+    };
+}
+
 /// A stored game: the table's record plus the rules state as JSON.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRow {
@@ -283,23 +291,27 @@ pub async fn load(
     // before the wait.
     let query = match (lock, backend) {
         (true, Backend::Postgres) => {
-            "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games WHERE id = $1 FOR UPDATE"
+            concat!(
+                "SELECT ",
+                game_columns!(),
+                " FROM games WHERE id = $1 FOR UPDATE"
+            )
         }
-        (true, Backend::Sqlite) => {
-            "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games WHERE id = $1"
-        }
-        (false, Backend::Postgres) => {
-            "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored, \
-             (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) \
-              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
+        (true, Backend::Sqlite) => concat!("SELECT ", game_columns!(), " FROM games WHERE id = $1"),
+        (false, Backend::Postgres) => concat!(
+            "SELECT ",
+            game_columns!(),
+            ", (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) \
+             FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
              FROM games WHERE id = $1"
-        }
-        (false, Backend::Sqlite) => {
-            "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored, \
-             (SELECT json_group_array(json_array(s.seat, p.id, p.name, p.bot_level)) \
-              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
+        ),
+        (false, Backend::Sqlite) => concat!(
+            "SELECT ",
+            game_columns!(),
+            ", (SELECT json_group_array(json_array(s.seat, p.id, p.name, p.bot_level)) \
+             FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
              FROM games WHERE id = $1"
-        }
+        ),
     };
     let Some(row) = sqlx::query(query)
         .bind(id.to_string())
@@ -355,13 +367,15 @@ pub async fn lobby(
     limit: i64,
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     let (before_time, before_id) = cursor_bounds(after);
-    let rows = sqlx::query(
-        "SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored FROM games \
+    let rows = sqlx::query(concat!(
+        "SELECT ",
+        game_columns!(),
+        " FROM games \
          WHERE status = 'waiting' AND ($1 IS NULL OR kind = $1) \
            AND id NOT IN (SELECT game_id FROM invite_codes) \
            AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
-         ORDER BY created_at DESC, id DESC LIMIT $4",
-    )
+         ORDER BY created_at DESC, id DESC LIMIT $4"
+    ))
     .bind(kind)
     .bind(before_time)
     .bind(before_id)
