@@ -357,13 +357,12 @@ impl Store {
     ) -> Result<(sqlx::pool::PoolConnection<sqlx::Any>, T), sqlx::Error> {
         let mut tries = 0;
         loop {
+            // A broken connection is dropped at the end of its try, before
+            // the next is asked for.
             let mut conn = self.acquire().await?;
             match read(&mut conn).await {
                 Ok(answer) => return Ok((conn, answer)),
-                Err(error) if retryable(&error) && tries < BROKEN_RETRIES => {
-                    tries += 1;
-                    tracing::warn!(%error, "retrying a broken database connection");
-                }
+                Err(error) if retry_broken(&error, &mut tries) => {}
                 Err(error) => return Err(error),
             }
         }
@@ -377,10 +376,7 @@ impl Store {
         let mut tries = 0;
         loop {
             match self.begin_write_once().await {
-                Err(error) if retryable(&error) && tries < BROKEN_RETRIES => {
-                    tries += 1;
-                    tracing::warn!(%error, "retrying a broken database connection");
-                }
+                Err(error) if retry_broken(&error, &mut tries) => {}
                 other => return other,
             }
         }
@@ -447,6 +443,19 @@ pub fn unavailable(error: &sqlx::Error) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Whether to make a first statement again after `error`: the connection
+/// was broken and fewer than [`BROKEN_RETRIES`] retries were made (counted
+/// in `tries`). The one rule of [`Store::acquire_with`] and
+/// [`Store::begin_write`].
+fn retry_broken(error: &sqlx::Error, tries: &mut usize) -> bool {
+    if !retryable(error) || *tries >= BROKEN_RETRIES {
+        return false;
+    }
+    *tries += 1;
+    tracing::warn!(%error, "retrying a broken database connection");
+    true
 }
 
 /// Whether a fresh try may succeed at once: the database is away in a way
