@@ -233,6 +233,12 @@ async fn reach_a_possible_revoke(
     }
 }
 
+/// How many rows the score sheet has: a revoke may be reached in a later deal than the first.
+async fn sheet_rows(app: &TestApp, id: &str, player: &Player) -> usize {
+    let view = app.view(id, player).await;
+    view["klaverjassen"]["deals"].as_array().unwrap().len()
+}
+
 async fn club_revoke_taken_back_while_the_trick_is_open_is_corrected(db: Db) {
     let app = TestApp::spawn(db).await;
     let (id, players) = app
@@ -287,6 +293,7 @@ async fn club_revoke_taken_back_while_the_trick_is_open_is_corrected(db: Db) {
     );
     // A second revoke, reported by an opponent while its trick is open: corrected.
     let (seat, card) = reach_a_possible_revoke(&app, &id, &players, true).await;
+    let rows = sheet_rows(&app, &id, &players[0]).await;
     let answer = app
         .play(&id, &players[seat], json!({"type": "play", "card": card}))
         .await;
@@ -301,8 +308,9 @@ async fn club_revoke_taken_back_while_the_trick_is_open_is_corrected(db: Db) {
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     let view = &answer.body["klaverjassen"];
-    assert!(
-        view["deals"].as_array().unwrap().is_empty(),
+    assert_eq!(
+        view["deals"].as_array().unwrap().len(),
+        rows,
         "a report on the open trick corrects, no punishment"
     );
     assert!(
@@ -336,6 +344,7 @@ async fn two_partners_reporting_one_open_revoke_at_once_correct_it_once_and_puni
         )
         .await;
     let (seat, card) = reach_a_possible_revoke(&app, &id, &players, true).await;
+    let rows = sheet_rows(&app, &id, &players[0]).await;
     let answer = app
         .play(&id, &players[seat], json!({"type": "play", "card": card}))
         .await;
@@ -368,8 +377,9 @@ async fn two_partners_reporting_one_open_revoke_at_once_correct_it_once_and_puni
     assert_eq!(refused.headers["content-type"], "application/problem+json");
     let view = app.view(&id, &players[seat]).await;
     assert_eq!(view["version"], version + 1, "exactly one change");
-    assert!(
-        view["klaverjassen"]["deals"].as_array().unwrap().is_empty(),
+    assert_eq!(
+        view["klaverjassen"]["deals"].as_array().unwrap().len(),
+        rows,
         "nobody is punished"
     );
     assert!(
@@ -392,6 +402,7 @@ async fn club_revoke_reported_in_the_review_punishes_the_revoking_team(db: Db) {
         )
         .await;
     let (seat, card) = reach_a_possible_revoke(&app, &id, &players, false).await;
+    let rows = sheet_rows(&app, &id, &players[0]).await;
     let answer = app
         .play(&id, &players[seat], json!({"type": "play", "card": card}))
         .await;
@@ -433,7 +444,9 @@ async fn club_revoke_reported_in_the_review_punishes_the_revoking_team(db: Db) {
         )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-    let row = &answer.body["klaverjassen"]["deals"][0];
+    let sheet = answer.body["klaverjassen"]["deals"].as_array().unwrap();
+    assert_eq!(sheet.len(), rows + 1, "the punished deal is scored");
+    let row = &sheet[rows];
     let punished = if seat.is_multiple_of(2) { "A" } else { "B" };
     let other = if punished == "A" { "B" } else { "A" };
     assert_eq!(row["score"][punished], 0);
