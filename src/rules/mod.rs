@@ -8,6 +8,7 @@
 
 pub mod cards;
 pub mod fairness;
+pub mod frozen;
 
 use serde::{Deserialize, Serialize};
 

@@ -205,6 +205,17 @@ impl FairDeals {
         })
     }
 
+    /// The seeds a finished Klaverjassen deal's score-sheet row shows.
+    pub fn seeds_of(&self, deal: u8) -> Option<crate::rules::klaverjassen::Seeds> {
+        let revealed = self.reveal(u32::from(deal))?;
+        let seat_seeds = revealed
+            .seat_seeds
+            .into_iter()
+            .map(|seed| seed.map(String::from))
+            .collect();
+        Some((revealed.server_seed, seat_seeds))
+    }
+
     /// The draws of the game `game_id`, for the rules to deal from.
     pub fn draws(&mut self, game_id: Uuid) -> Draws<'_> {
         Draws {

@@ -717,6 +717,10 @@ impl Game {
         let mut committed = self.fairness.commit_ahead(before, rng);
         let draws = &mut self.fairness.draws(self.id);
         rules.game_mut().apply(seat, mv, draws)?;
+        if let Rules::Klaverjassen(m) = rules {
+            // A deal this move ended keeps its seeds in its row from now on.
+            m.fill_seeds(|deal| self.fairness.seeds_of(deal));
+        }
         self.settle_status();
         committed.extend(self.fairness.commit_ahead(self.deal_number(), rng));
         Ok((seat, committed))

@@ -414,17 +414,12 @@ impl Game {
             .map(|rules| rules.game().view(you))
             .unwrap_or_default();
         // Seeds of finished deals only: those rows exist once a deal is over.
-        let seat_seeds = |seeds: Vec<Option<crate::rules::fairness::SeatSeed>>| {
-            seeds.into_iter().map(|s| s.map(String::from)).collect()
-        };
-        for row in klaverjassen
-            .iter_mut()
-            .flat_map(|view| view.deals.iter_mut())
-        {
-            if let Some(revealed) = self.fairness.reveal(u32::from(row.number)) {
-                row.server_seed = Some(revealed.server_seed);
-                row.seat_seeds = seat_seeds(revealed.seat_seeds);
-            }
+        // A row has them since its deal ended; one stored before rows kept
+        // them gets them here.
+        if let Some(view) = klaverjassen.as_mut() {
+            crate::rules::klaverjassen::fill_seeds(&mut view.deals, |deal| {
+                self.fairness.seeds_of(deal)
+            });
         }
         if let Some(last) = potverteren
             .as_mut()
@@ -432,7 +427,11 @@ impl Game {
             && let Some(revealed) = self.fairness.reveal(last.round)
         {
             last.server_seed = Some(revealed.server_seed);
-            last.seat_seeds = seat_seeds(revealed.seat_seeds);
+            last.seat_seeds = revealed
+                .seat_seeds
+                .into_iter()
+                .map(|s| s.map(String::from))
+                .collect();
         }
         GameView {
             id: self.id,

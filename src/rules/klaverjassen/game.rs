@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::rules::cards::{Card, Suit};
 use crate::rules::fairness::Randomness;
+use crate::rules::frozen::Frozen;
 use crate::rules::{Action, Awaiting, Seat};
 
 use super::cardset::CardSet;
@@ -171,7 +172,7 @@ pub struct Match {
     pub(super) dealer: Seat,
     pub(super) phase: Phase,
     pub(super) deal: DealState,
-    pub(super) sheet: Vec<DealRecord>,
+    pub(super) sheet: Vec<Frozen<DealRecord>>,
     pub(super) totals: ByTeam<i32>,
 }
 
@@ -304,8 +305,14 @@ impl Match {
     }
 
     /// The score sheet: one row per finished deal.
-    pub fn deals(&self) -> &[DealRecord] {
+    pub fn deals(&self) -> &[Frozen<DealRecord>] {
         &self.sheet
+    }
+
+    /// Fills in the seeds of finished deals whose rows have none yet
+    /// ([`super::history::fill_seeds`]); the table calls it after every move.
+    pub fn fill_seeds(&mut self, reveal: impl Fn(u8) -> Option<super::history::Seeds>) {
+        super::history::fill_seeds(&mut self.sheet, reveal);
     }
 
     /// Each team's match total so far.
@@ -675,7 +682,7 @@ impl Match {
             .zip(1..)
             .map(|(trick, number)| trick.completed(number))
             .collect();
-        self.sheet.push(DealRecord {
+        self.sheet.push(Frozen::new(DealRecord {
             number: self.deal_number,
             dealer: self.dealer,
             trump: deal.trump.expect("trump is named before a deal can end"),
@@ -691,7 +698,7 @@ impl Match {
             revokes: deal.revokes,
             server_seed: None,
             seat_seeds: Vec::new(),
-        });
+        }));
         self.totals.a += score.a;
         self.totals.b += score.b;
         if self.deal_number >= self.options.deals {

@@ -23,7 +23,10 @@ mod view;
 pub use cardset::{CardSet, CardSetIter, RANKS};
 pub use deal::{canonical_deck, deal_from_deck, shuffled_deck};
 pub use game::{Match, MatchResult, Phase};
-pub use history::{CompletedTrick, DealRecord, OpenTrick, PlayedCard, ReportRecord, RevokeRecord};
+pub use history::{
+    CompletedTrick, DealRecord, OpenTrick, PlayedCard, ReportRecord, RevokeRecord, Seeds,
+    fill_seeds,
+};
 pub use moves::{Move, MoveError};
 pub use options::{OptionError, Options, RevokeMode};
 pub use play_rules::{card_points, legal_cards, refusal, trick_winner};

@@ -11,6 +11,7 @@ use super::moves::{MAX_BID, Move, MoveError};
 use super::options::{Options, Variant};
 use super::settlement::{PotParts, RevealedHand, RoundResult, settle};
 use crate::rules::fairness::Randomness;
+use crate::rules::frozen::Frozen;
 use crate::rules::{Action, Awaiting, Seat};
 
 /// A Potverteren table, from the moment it is full until the host ends it.
@@ -31,7 +32,7 @@ pub struct Table {
     pub(super) previous_pothouder: Option<Seat>,
     /// Balances and pot as the round in progress began.
     pub(super) round_start: RoundStart,
-    pub(super) history: Vec<RoundResult>,
+    pub(super) history: Vec<Frozen<RoundResult>>,
 }
 
 /// What the table is doing.
@@ -146,14 +147,14 @@ impl Table {
     }
 
     /// Every settled round, oldest first.
-    pub fn settled_rounds(&self) -> &[RoundResult] {
+    pub fn settled_rounds(&self) -> &[Frozen<RoundResult>] {
         &self.history
     }
 
     /// The public record of settled round `round`, if it has been settled.
     pub fn settled_round(&self, round: u32) -> Option<&RoundResult> {
         let index = usize::try_from(round.checked_sub(1)?).ok()?;
-        self.history.get(index)
+        self.history.get(index).map(|result| &**result)
     }
 
     /// Who the table waits for, and for what; `None` once finished. Never
@@ -429,7 +430,7 @@ impl Table {
             .zip(&self.round_start.balances)
             .map(|(now, before)| now - before)
             .collect();
-        self.history.push(RoundResult {
+        self.history.push(Frozen::new(RoundResult {
             round: self.round,
             pothouder,
             bid,
@@ -440,7 +441,7 @@ impl Table {
             pot_before: self.round_start.pot,
             pot_after: self.pot,
             balance_changes,
-        });
+        }));
         self.previous_pothouder = Some(pothouder);
     }
 

@@ -165,7 +165,7 @@ impl Table {
             balances: self.balances.clone(),
             auction,
             hands,
-            last_round: self.history.last().map(LastRound::from),
+            last_round: self.history.last().map(|result| LastRound::from(&**result)),
         }
     }
 }

@@ -1,0 +1,187 @@
+//! A finished record (a Klaverjassen score-sheet row, a settled Potverteren
+//! round) kept as the JSON it was stored as.
+//!
+//! Such a record never changes once its deal or round is over, but every
+//! request loads the whole rules state and every view shows the score sheet.
+//! Parsing each row into its struct and writing it out again on every
+//! request made a move's cost grow with the match (docs/benchmarks.md,
+//! "Finished records kept as JSON"). A [`Frozen`] value is read as raw JSON,
+//! written back as the same text, and parsed only when something asks for
+//! its fields ([`Frozen::get`], or through `Deref`).
+//!
+//! Reading checks that the text is JSON. That it is a record of its type is
+//! checked when it is first parsed: the text was written by serde from that
+//! type, so only a bug (a layout change without its migration) could make
+//! it fail, and `Deref` then panics; [`Frozen::get`] returns the error.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// A record held as its JSON text, parsed on first use.
+pub struct Frozen<T> {
+    json: Box<RawValue>,
+    parsed: OnceLock<T>,
+}
+
+impl<T: Serialize> Frozen<T> {
+    /// A record made now: written to JSON once, kept parsed too.
+    pub fn new(value: T) -> Frozen<T> {
+        let json = serde_json::value::to_raw_value(&value)
+            .expect("a record of plain fields always serialises");
+        Frozen {
+            json,
+            parsed: OnceLock::from(value),
+        }
+    }
+}
+
+impl<T> Frozen<T> {
+    /// The record's JSON, as stored and as served.
+    pub fn json(&self) -> &str {
+        self.json.get()
+    }
+
+    /// The record if it has been parsed already.
+    pub fn parsed(&self) -> Option<&T> {
+        self.parsed.get()
+    }
+}
+
+impl<T: DeserializeOwned> Frozen<T> {
+    /// The record's fields, parsed the first time they are asked for.
+    ///
+    /// # Errors
+    /// When the stored JSON is not a record of this type.
+    pub fn get(&self) -> Result<&T, serde_json::Error> {
+        if let Some(value) = self.parsed.get() {
+            return Ok(value);
+        }
+        let value = serde_json::from_str(self.json.get())?;
+        Ok(self.parsed.get_or_init(|| value))
+    }
+}
+
+impl<T: Serialize + DeserializeOwned> Frozen<T> {
+    /// Changes the record (the table fills in a finished deal's seeds once)
+    /// and writes its JSON anew.
+    ///
+    /// # Errors
+    /// When the stored JSON is not a record of this type.
+    pub fn update(&mut self, change: impl FnOnce(&mut T)) -> Result<(), serde_json::Error> {
+        let mut value = match self.parsed.take() {
+            Some(value) => value,
+            None => serde_json::from_str(self.json.get())?,
+        };
+        change(&mut value);
+        *self = Frozen::new(value);
+        Ok(())
+    }
+}
+
+impl<T: DeserializeOwned> std::ops::Deref for Frozen<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.get()
+            .expect("a finished record reads as the type it was written from")
+    }
+}
+
+impl<T: Clone> Clone for Frozen<T> {
+    fn clone(&self) -> Self {
+        Frozen {
+            json: self.json.clone(),
+            parsed: self.parsed.clone(),
+        }
+    }
+}
+
+/// Two records are equal when their JSON is: the text is written by serde
+/// from the fields, in their declared order, so equal fields give equal text.
+impl<T> PartialEq for Frozen<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.json.get() == other.json.get()
+    }
+}
+
+impl<T> Eq for Frozen<T> {}
+
+impl<T> fmt::Debug for Frozen<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.json.get())
+    }
+}
+
+impl<T> Serialize for Frozen<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.json.serialize(serializer)
+    }
+}
+
+impl<'de, T> Deserialize<'de> for Frozen<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Frozen {
+            json: Box::<RawValue>::deserialize(deserializer)?,
+            parsed: OnceLock::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Row {
+        number: u8,
+        seed: Option<String>,
+    }
+
+    #[test]
+    fn a_frozen_record_is_written_back_as_the_text_it_was_read_as() {
+        let text = r#"[{"number":1,"seed":null},{"number":2,"seed":"ab"}]"#;
+        let rows: Vec<Frozen<Row>> = serde_json::from_str(text).unwrap();
+        assert!(rows.iter().all(|row| row.parsed().is_none()), "not parsed");
+        assert_eq!(serde_json::to_string(&rows).unwrap(), text);
+        assert_eq!(
+            rows[1].get().unwrap(),
+            &Row {
+                number: 2,
+                seed: Some("ab".into())
+            }
+        );
+    }
+
+    #[test]
+    fn a_frozen_record_equals_the_record_it_was_made_from_once_stored() {
+        let made = Frozen::new(Row {
+            number: 3,
+            seed: None,
+        });
+        let text = serde_json::to_string(&made).unwrap();
+        let read: Frozen<Row> = serde_json::from_str(&text).unwrap();
+        assert_eq!(read, made);
+        assert_eq!(read.get().unwrap(), made.get().unwrap());
+        let from_value: Frozen<Row> =
+            serde_json::from_value(json!({"number": 3, "seed": null})).unwrap();
+        assert_eq!(from_value.get().unwrap().number, 3);
+    }
+
+    #[test]
+    fn an_updated_record_is_written_with_its_change() {
+        let mut row: Frozen<Row> = serde_json::from_str(r#"{"number":4,"seed":null}"#).unwrap();
+        row.update(|r| r.seed = Some("cd".into())).unwrap();
+        assert_eq!(row.json(), r#"{"number":4,"seed":"cd"}"#);
+    }
+
+    #[test]
+    fn a_record_that_is_not_of_its_type_is_an_error_when_read() {
+        let row: Frozen<Row> = serde_json::from_str(r#"{"number":"x"}"#).unwrap();
+        assert!(row.get().is_err());
+    }
+}
