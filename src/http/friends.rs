@@ -387,7 +387,7 @@ pub async fn quick_match(
     body: web::Json<QuickMatch>,
 ) -> Result<HttpResponse, ApiError> {
     let key = idempotency_key(&req)?;
-    let hash = request_hash(&req, &*body);
+    let hash = request_hash(&req, key.as_deref(), &*body);
     let given = body
         .options
         .clone()

@@ -160,7 +160,7 @@ pub async fn create_game(
     body: web::Json<NewGame>,
 ) -> Result<HttpResponse, ApiError> {
     let key = idempotency_key(&req)?;
-    let hash = request_hash(&req, &*body);
+    let hash = request_hash(&req, key.as_deref(), &*body);
     let (options, table) = TableOptions::parse_with(body.game, body.options.clone())
         .map_err(|e| ApiError::validation(e.to_string()))?;
     let mut tx = state.store.begin_write().await?;
