@@ -15,6 +15,27 @@ macro_rules! game_columns {
     };
 }
 
+/// Between the finished records [`load`] reads in the row's own statement:
+/// the ASCII record separator, which JSON text never holds unescaped.
+const RECORD_SEPARATOR: char = '\u{1e}';
+
+/// The finished records of the row, in order, joined by
+/// [`RECORD_SEPARATOR`] (NULL when there are none), as a column.
+macro_rules! postgres_records {
+    () => {
+        "(SELECT string_agg(d.record, chr(30) ORDER BY d.number) FROM game_deals d \
+         WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS records"
+    };
+}
+
+/// [`postgres_records`] in SQLite's words.
+macro_rules! sqlite_records {
+    () => {
+        "(SELECT group_concat(d.record, char(30) ORDER BY d.number) FROM game_deals d \
+         WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS records"
+    };
+}
+
 /// A stored game: the table's record plus the rules state as JSON.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRow {
@@ -183,10 +204,23 @@ async fn complete(
     conn: &mut AnyConnection,
     game: &mut GameRow,
     deals_stored: Option<i64>,
+    read: Option<&str>,
 ) -> Result<(), sqlx::Error> {
     let (Some(count), Some(live)) = (deals_stored, game.state.as_deref()) else {
         return Ok(());
     };
+    if let Some(read) = read {
+        let records: Vec<&str> = read.split(RECORD_SEPARATOR).collect();
+        // All of them, unless a statement that waited for the row's lock
+        // read them as they were before the wait (the row is read as its
+        // holder left it, a subquery in the same statement is not).
+        if records.len() as i64 == count {
+            let whole =
+                layout::join_parts(live, &records).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+            game.state = Some(whole);
+            return Ok(());
+        }
+    }
     let records: Vec<String> = if count > 0 {
         // Up to the count read with the row: a read outside a transaction
         // may see a deal finished since (records are only ever added, and
@@ -208,7 +242,7 @@ async fn complete(
             records.len()
         )));
     }
-    let whole = layout::join(live, &records).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+    let whole = layout::join_parts(live, &records).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
     game.state = Some(whole);
     Ok(())
 }
@@ -289,18 +323,31 @@ pub async fn load(
     // statement that waited for the lock sees the row as its holder left
     // it, but a subquery in it would still see the seats as they were
     // before the wait.
+    // The finished records come in the same statement too, joined by
+    // RECORD_SEPARATOR; `complete` reads them again in the rare case the
+    // statement waited for the lock while a deal was finished.
     let query = match (lock, backend) {
         (true, Backend::Postgres) => {
             concat!(
                 "SELECT ",
                 game_columns!(),
+                ", ",
+                postgres_records!(),
                 " FROM games WHERE id = $1 FOR UPDATE"
             )
         }
-        (true, Backend::Sqlite) => concat!("SELECT ", game_columns!(), " FROM games WHERE id = $1"),
+        (true, Backend::Sqlite) => concat!(
+            "SELECT ",
+            game_columns!(),
+            ", ",
+            sqlite_records!(),
+            " FROM games WHERE id = $1"
+        ),
         (false, Backend::Postgres) => concat!(
             "SELECT ",
             game_columns!(),
+            ", ",
+            postgres_records!(),
             ", (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) \
              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
              FROM games WHERE id = $1"
@@ -308,6 +355,8 @@ pub async fn load(
         (false, Backend::Sqlite) => concat!(
             "SELECT ",
             game_columns!(),
+            ", ",
+            sqlite_records!(),
             ", (SELECT json_group_array(json_array(s.seat, p.id, p.name, p.bot_level)) \
              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
              FROM games WHERE id = $1"
@@ -322,7 +371,8 @@ pub async fn load(
     };
     let mut game = game_from(&row)?;
     let deals_stored: Option<i64> = row.try_get("deals_stored")?;
-    complete(conn, &mut game, deals_stored).await?;
+    let records: Option<String> = row.try_get("records")?;
+    complete(conn, &mut game, deals_stored, records.as_deref()).await?;
     game.deals_stored = Some(deals_stored.unwrap_or(0));
     game.seats = if lock {
         seats_of(conn, id).await?
@@ -423,7 +473,7 @@ async fn with_seats(
     let mut games = Vec::with_capacity(rows.len());
     for row in &rows {
         let mut game = game_from(row)?;
-        complete(conn, &mut game, row.try_get("deals_stored")?).await?;
+        complete(conn, &mut game, row.try_get("deals_stored")?, None).await?;
         game.seats = seats_of(conn, game.id).await?;
         games.push(game);
     }

@@ -63,6 +63,11 @@ pub fn split(state: &str) -> Result<Split, serde_json::Error> {
 /// The whole rules state from its live part (as [`split`] wrote it) and its
 /// finished records in order.
 pub fn join(live: &str, records: &[String]) -> Result<String, serde_json::Error> {
+    join_parts(live, records)
+}
+
+/// [`join`] for records borrowed from wherever they were read.
+pub fn join_parts(live: &str, records: &[impl AsRef<str>]) -> Result<String, serde_json::Error> {
     let unreadable = || serde::de::Error::custom("the live state is not as the store wrote it");
     let kind = live
         .strip_prefix("{\"")
@@ -75,7 +80,7 @@ pub fn join(live: &str, records: &[String]) -> Result<String, serde_json::Error>
     // `split` wrote `{"<kind>":{…}}` compactly: the records go in before
     // the inner object's closing brace.
     let body = live.strip_suffix("}}").ok_or_else(unreadable)?;
-    let size = records.iter().map(|r| r.len() + 1).sum::<usize>();
+    let size = records.iter().map(|r| r.as_ref().len() + 1).sum::<usize>();
     let mut whole = String::with_capacity(live.len() + key.len() + size + 8);
     whole.push_str(body);
     if !body.ends_with('{') {
@@ -88,7 +93,7 @@ pub fn join(live: &str, records: &[String]) -> Result<String, serde_json::Error>
         if i > 0 {
             whole.push(',');
         }
-        whole.push_str(record);
+        whole.push_str(record.as_ref());
     }
     whole.push_str("]}}");
     Ok(whole)

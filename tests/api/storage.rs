@@ -313,7 +313,66 @@ async fn a_read_with_and_without_the_lock_gives_the_same_seats(db: Db) {
     assert_eq!((seats[2].0, seats[2].2), (3, Some("strong")));
 }
 
+/// A locked read that waited while the holder of the lock finished a deal
+/// still gets every finished record (they come in the row's own statement,
+/// whose subquery would see them as they were before the wait).
+async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let host = app.player("host").await;
+    let store = store_of(&app).await;
+    let host_id: Uuid = host.id.parse().unwrap();
+    let state =
+        |a: u8, records: &str| format!(r#"{{"klaverjassen":{{"a":{a},"sheet":[{records}]}}}}"#);
+    let row = games::GameRow {
+        id: Uuid::new_v4(),
+        kind: "klaverjassen".into(),
+        status: "playing".into(),
+        version: 1,
+        host_id,
+        options: "{}".into(),
+        state: Some(state(1, r#"{"n":1}"#)),
+        fairness: None,
+        created_at: 1,
+        seats: Vec::new(),
+        automation: None,
+        due_at: None,
+        deals_stored: None,
+    };
+    let mut conn = store.acquire().await.unwrap();
+    games::insert(&mut conn, &row).await.unwrap();
+    drop(conn);
+    let mut holder = store.begin_write().await.unwrap();
+    let mut held = games::load(&mut holder, store.backend(), row.id, true)
+        .await
+        .unwrap()
+        .expect("the game");
+    assert_eq!(held.state.as_deref(), Some(state(1, r#"{"n":1}"#).as_str()));
+    let waiter = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut tx = store.begin_write().await.unwrap();
+            games::load(&mut tx, store.backend(), row.id, true)
+                .await
+                .unwrap()
+                .expect("the game")
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    held.version = 2;
+    held.state = Some(state(2, r#"{"n":1},{"n":2}"#));
+    games::update(&mut holder, &held).await.unwrap();
+    holder.commit().await.unwrap();
+    let read = waiter.await.unwrap();
+    assert_eq!(read.version, 2);
+    assert_eq!(read.deals_stored, Some(2));
+    assert_eq!(
+        read.state.as_deref(),
+        Some(state(2, r#"{"n":1},{"n":2}"#).as_str())
+    );
+}
+
 on_both_databases!(
+    a_locked_read_that_waited_for_a_finished_deal_gets_every_record,
     a_read_with_and_without_the_lock_gives_the_same_seats,
     an_idempotency_answer_is_never_replayed_after_24_hours_even_before_cleanup,
     an_idempotency_key_names_a_new_request_after_24_hours,
