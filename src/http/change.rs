@@ -12,11 +12,11 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::AuthPlayer;
+use super::extract::{AuthPlayer, SignedToken};
 use super::record::{game_from_row, game_to_row};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
-use crate::store::{Backend, Tx, games, listen};
+use crate::store::{Backend, Tx, cleanup, games, listen};
 use crate::table::{Game, GameError, SeatedPlayer};
 
 /// The longest `Idempotency-Key` accepted.
@@ -170,23 +170,82 @@ pub fn etag(version: i64) -> String {
     format!("\"{version}\"")
 }
 
+/// Who asks for a change: a player whose token was checked already, or the
+/// player a signed token names, whose check comes in the change's own
+/// transaction, in the statement that reads the game ([`SignedToken`]).
+#[derive(Clone, Copy)]
+pub struct Caller<'a> {
+    /// The player.
+    pub player: AuthPlayer,
+    /// The token still to check.
+    unconfirmed: Option<&'a SignedToken>,
+}
+
+impl From<AuthPlayer> for Caller<'_> {
+    fn from(player: AuthPlayer) -> Self {
+        Caller {
+            player,
+            unconfirmed: None,
+        }
+    }
+}
+
+impl<'a> Caller<'a> {
+    /// The bearer of `token`, checked by the change; an external identity
+    /// is checked now, on a connection of its own.
+    ///
+    /// # Errors
+    /// As [`SignedToken::check`].
+    pub async fn of(state: &AppState, token: &'a SignedToken) -> Result<Caller<'a>, ApiError> {
+        match token.player() {
+            Some(id) => Ok(Caller {
+                player: AuthPlayer { id },
+                unconfirmed: Some(token),
+            }),
+            None => {
+                let mut conn = state.store.acquire().await?;
+                Ok(token.check(state, &mut conn).await?.into())
+            }
+        }
+    }
+}
+
 /// Applies `apply` to the game `id` for `caller` in one transaction and
 /// answers with the caller's new view.
-pub async fn change_game<B: Serialize>(
+pub async fn change_game<'a, B: Serialize>(
     state: &AppState,
     req: &HttpRequest,
-    caller: AuthPlayer,
+    caller: impl Into<Caller<'a>>,
     id: Uuid,
     body: &B,
     expected_version: Option<i64>,
     apply: impl FnOnce(&mut Game) -> Result<Event, GameError>,
 ) -> Result<HttpResponse, ApiError> {
-    let key = idempotency_key(req)?;
-    let hash = request_hash(req, key.as_deref(), body);
+    let Caller {
+        player: caller,
+        unconfirmed,
+    } = caller.into();
+    // Refused after the token's check, so a bad token is 401 first.
+    let key = idempotency_key(req);
     let mut tx = state.store.begin_write().await?;
-    let row = games::load(&mut tx, state.store.backend(), id, true)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?;
+    let read = games::load_for(
+        &mut tx,
+        state.store.backend(),
+        id,
+        true,
+        unconfirmed.map(|_| caller.id),
+    )
+    .await?;
+    if let Some(token) = unconfirmed {
+        let found = match &read {
+            Some((_, found)) => *found,
+            None => cleanup::player_for_token(&mut tx, caller.id).await?,
+        };
+        token.accept(state, &mut tx, found).await?;
+    }
+    let key = key?;
+    let hash = request_hash(req, key.as_deref(), body);
+    let (row, _) = read.ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?;
     // Checked under the game's lock, so a retry racing its original waits for
     // it and then replays its answer.
     if let Some(replayed) = replay(

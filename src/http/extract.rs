@@ -7,13 +7,13 @@ use std::pin::Pin;
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
-use sqlx::Any;
-use sqlx::pool::PoolConnection;
+use sqlx::AnyConnection;
 use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
 use crate::auth::{Identity, TokenError};
+use crate::store::games::CallerToken;
 use crate::store::{cleanup, players};
 
 /// How stale a player's activity mark may get before an authenticated
@@ -37,76 +37,127 @@ impl FromRequest for AuthPlayer {
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let authenticated = authenticate(req);
-        // The connection goes back to the pool here, before the handler runs.
-        Box::pin(async move { Ok(authenticated.await?.0) })
+        Box::pin(authenticate(req))
     }
 }
 
-/// The authenticated player together with the pooled connection its token
-/// was checked on, for a handler whose first database work is a plain read
-/// ([`super::games::get_game`]): it reads on that connection instead of
-/// acquiring a second one, which saves the pool's release and acquire round
-/// trips. A handler that waits or writes takes [`AuthPlayer`] instead, so
-/// no connection is held while it waits for anything else.
-pub struct AuthPlayerConnection {
-    /// The player.
-    pub player: AuthPlayer,
-    /// The connection the token was checked on.
-    pub conn: PoolConnection<Any>,
-}
+/// A bearer token whose signature and expiry are checked, but whose player
+/// is not read yet. The two commonest requests (reading a game, making a
+/// move) read the token's player in the game's own statement
+/// ([`crate::store::games::load_for`]) and then [`accept`](Self::accept)
+/// what they read: one statement less. Its extraction refuses a missing,
+/// malformed, forged or expired token with 401 before the body is read.
+pub struct SignedToken(Identity);
 
-impl FromRequest for AuthPlayerConnection {
+impl FromRequest for SignedToken {
     type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+    type Future = std::future::Ready<Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let authenticated = authenticate(req);
-        Box::pin(async move {
-            let (player, conn) = authenticated.await?;
-            Ok(AuthPlayerConnection { player, conn })
-        })
+        std::future::ready(verify(req).map(|(_, identity)| SignedToken(identity)))
     }
 }
 
-/// Checks the request's bearer token, on a connection it returns.
-fn authenticate(
-    req: &HttpRequest,
-) -> impl Future<Output = Result<(AuthPlayer, PoolConnection<Any>), ApiError>> + 'static {
-    let state = req.app_data::<web::Data<AppState>>().cloned();
-    let token = bearer_token(req);
+impl SignedToken {
+    /// The player the token names, to read beside a game; `None` for an
+    /// external identity, which [`check`](Self::check) maps to a player.
+    pub fn player(&self) -> Option<Uuid> {
+        match self.0 {
+            Identity::Player { id, .. } => Some(id),
+            Identity::External { .. } => None,
+        }
+    }
+
+    /// The caller, given what was read about the token's player (`found`:
+    /// its token generation and last activity, `None` when there is no
+    /// such player); marks the player active when that is due.
+    ///
+    /// # Errors
+    /// 401 for a player that does not exist (never did, or was removed as
+    /// an idle guest) or signed out since the token was issued; a token of
+    /// an external identity is never accepted this way.
+    pub async fn accept(
+        &self,
+        state: &AppState,
+        conn: &mut AnyConnection,
+        found: CallerToken,
+    ) -> Result<AuthPlayer, ApiError> {
+        let Identity::Player { id, generation } = self.0 else {
+            return Err(ApiError::Internal(
+                "an external identity is checked, not accepted".into(),
+            ));
+        };
+        match found {
+            Some((current, seen)) if current == generation => {
+                let now = state.clock.now_micros();
+                if seen < now - TOUCH_EVERY_MICROS {
+                    // Activity keeps a guest (docs/operations.md); a failed
+                    // mark costs the caller nothing.
+                    if let Err(error) = cleanup::touch(conn, id, now).await {
+                        tracing::warn!(%error, "could not mark the player active");
+                    }
+                }
+                Ok(AuthPlayer { id })
+            }
+            Some(_) => Err(TokenError::SignedOut.into()),
+            None => Err(TokenError::Invalid.into()),
+        }
+    }
+
+    /// The caller, read on `conn` with a statement of its own: the token's
+    /// player for a token of ours, the player of an external identity's
+    /// subject (made on its first visit) otherwise.
+    ///
+    /// # Errors
+    /// As [`accept`](Self::accept), or the database's error.
+    pub async fn check(
+        &self,
+        state: &AppState,
+        conn: &mut AnyConnection,
+    ) -> Result<AuthPlayer, ApiError> {
+        match &self.0 {
+            Identity::Player { id, .. } => {
+                let found = cleanup::player_for_token(conn, *id).await?;
+                self.accept(state, conn, found).await
+            }
+            Identity::External { subject, name } => {
+                let player = players::for_external_subject(conn, subject, name).await?;
+                Ok(AuthPlayer { id: player.id })
+            }
+        }
+    }
+}
+
+/// The application state and the verified identity of the request's token.
+fn verify(req: &HttpRequest) -> Result<(web::Data<AppState>, Identity), ApiError> {
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| ApiError::Internal("application state missing".into()))?;
+    let identity = state.tokens.verify(&bearer_token(req)?)?;
+    Ok((state, identity))
+}
+
+/// Checks the request's bearer token. The connection it was checked on goes
+/// back to the pool before the handler runs.
+fn authenticate(req: &HttpRequest) -> impl Future<Output = Result<AuthPlayer, ApiError>> + 'static {
+    let verified = verify(req);
     async move {
-        let state = state.ok_or_else(|| ApiError::Internal("application state missing".into()))?;
-        match state.tokens.verify(&token?)? {
-            Identity::Player { id, generation } => {
-                // One primary-key read per request makes sign-out
-                // immediate on every instance (docs/api.md, tokens).
-                // A player that does not exist (never did, or was
-                // removed as an idle guest) is refused like a bad token.
+        let (state, identity) = verified?;
+        let token = SignedToken(identity);
+        match token.player() {
+            // One primary-key read per request makes sign-out immediate on
+            // every instance (docs/api.md, tokens).
+            Some(id) => {
                 let (mut conn, found) = state
                     .store
                     .acquire_with(async |conn| cleanup::player_for_token(conn, id).await)
                     .await?;
-                match found {
-                    Some((current, seen)) if current == generation => {
-                        let now = state.clock.now_micros();
-                        if seen < now - TOUCH_EVERY_MICROS {
-                            // Activity keeps a guest (docs/operations.md);
-                            // a failed mark costs the caller nothing.
-                            if let Err(error) = cleanup::touch(&mut conn, id, now).await {
-                                tracing::warn!(%error, "could not mark the player active");
-                            }
-                        }
-                        Ok((AuthPlayer { id }, conn))
-                    }
-                    Some(_) => Err(TokenError::SignedOut.into()),
-                    None => Err(TokenError::Invalid.into()),
-                }
+                token.accept(&state, &mut conn, found).await
             }
-            Identity::External { subject, name } => {
+            None => {
                 let mut conn = state.store.acquire().await?;
-                let player = players::for_external_subject(&mut conn, &subject, &name).await?;
-                Ok((AuthPlayer { id: player.id }, conn))
+                token.check(&state, &mut conn).await
             }
         }
     }

@@ -8,13 +8,13 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::change::{
-    Event, SeatChange, change_game, etag, etag_listed, idempotency_key, json_answer, refusal,
-    remember, replay, request_hash, seated_player, view_json,
+    Caller, Event, SeatChange, change_game, etag, etag_listed, idempotency_key, json_answer,
+    refusal, remember, replay, request_hash, seated_player, view_json,
 };
 use super::error::{ApiError, Problem};
-use super::extract::{AuthPlayer, AuthPlayerConnection, OptionalJson};
+use super::extract::{AuthPlayer, OptionalJson, SignedToken};
 use super::record::{game_from_row, game_to_row, system_rng};
-use super::stream::{load, load_on, wait_past};
+use super::stream::{load, load_as, wait_past};
 use crate::bots::Level;
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
@@ -366,43 +366,38 @@ pub const LONG_POLL_MAX_SECONDS: u64 = 60;
 pub async fn get_game(
     state: web::Data<AppState>,
     req: HttpRequest,
-    caller: AuthPlayerConnection,
+    token: SignedToken,
     id: web::Path<Uuid>,
     query: web::Query<GameQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let AuthPlayerConnection {
-        player: caller,
-        mut conn,
-    } = caller;
-    let game = match query.wait_for_version {
-        None if query.timeout_s.is_some() => {
-            return Err(ApiError::validation(
-                "timeout_s: only with wait_for_version",
-            ));
-        }
-        // Read on the connection the token was checked on, and given back
-        // before the view is built.
-        None => {
-            let game = load_on(&mut conn, &state, *id).await?;
-            drop(conn);
-            game
-        }
-        Some(version) => {
+    let (caller, game) = match query.wait_for_version {
+        // The token is checked in the game's own statement.
+        None if query.timeout_s.is_none() => load_as(&state, &token, *id).await?,
+        wait_for_version => {
             // A long poll holds no connection while it waits.
-            drop(conn);
+            let caller = {
+                let mut conn = state.store.acquire().await?;
+                token.check(&state, &mut conn).await?
+            };
+            let Some(version) = wait_for_version else {
+                return Err(ApiError::validation(
+                    "timeout_s: only with wait_for_version",
+                ));
+            };
             let seconds = query.timeout_s.unwrap_or(30);
             if version < 0 || seconds > LONG_POLL_MAX_SECONDS {
                 return Err(ApiError::validation(format!(
                     "wait_for_version: 0 or more; timeout_s: 0 to {LONG_POLL_MAX_SECONDS}"
                 )));
             }
-            wait_past(
+            let game = wait_past(
                 &state,
                 *id,
                 version,
                 std::time::Duration::from_secs(seconds),
             )
-            .await?
+            .await?;
+            (caller, game)
         }
     };
     let tag = etag(game.version);
@@ -568,10 +563,12 @@ pub struct MoveRequest {
 pub async fn make_move(
     state: web::Data<AppState>,
     req: HttpRequest,
-    caller: AuthPlayer,
+    token: SignedToken,
     id: web::Path<Uuid>,
     body: web::Json<MoveRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    let caller = Caller::of(&state, &token).await?;
+    let player = caller.player;
     change_game(
         &state,
         &req,
@@ -581,7 +578,7 @@ pub async fn make_move(
         body.expected_version,
         |game| {
             let mv = Move::parse(game.kind, body.mv.clone())?;
-            apply_move(game, caller.id, mv)
+            apply_move(game, player.id, mv)
         },
     )
     .await

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::{ApiError, Problem};
-use super::extract::AuthPlayer;
+use super::extract::{AuthPlayer, SignedToken};
 use super::record::{game_from_row, no_game};
 use crate::notify::Wake;
 use crate::store::games;
@@ -32,6 +32,34 @@ pub async fn load_on(
         .await?
         .ok_or_else(|| no_game(id))?;
     game_from_row(&row)
+}
+
+/// Game `id` read for the bearer of `token`, whose check comes in the
+/// game's own statement ([`SignedToken`]); a 401 still comes before a 404.
+pub async fn load_as(
+    state: &AppState,
+    token: &SignedToken,
+    id: Uuid,
+) -> Result<(AuthPlayer, Game), ApiError> {
+    let Some(player) = token.player() else {
+        let mut conn = state.store.acquire().await?;
+        let caller = token.check(state, &mut conn).await?;
+        let game = load_on(&mut conn, state, id).await?;
+        return Ok((caller, game));
+    };
+    let backend = state.store.backend();
+    let (mut conn, read) = state
+        .store
+        .acquire_with(async |conn| games::load_for(conn, backend, id, false, Some(player)).await)
+        .await?;
+    let Some((row, found)) = read else {
+        token.check(state, &mut conn).await?;
+        return Err(no_game(id));
+    };
+    let caller = token.accept(state, &mut conn, found).await?;
+    // Given back before the game is decoded and its view built.
+    drop(conn);
+    Ok((caller, game_from_row(&row)?))
 }
 
 /// Waits until game `id` passes `version` or `timeout` ends, and returns it then.

@@ -28,6 +28,15 @@ macro_rules! postgres_records {
     };
 }
 
+/// The token generation and last activity of the player `$2` (NULL when
+/// there is none, or `$2` is NULL), as two columns.
+macro_rules! caller_token {
+    () => {
+        "(SELECT p.token_generation FROM players p WHERE p.id = $2) AS caller_generation, \
+         (SELECT COALESCE(p.last_seen_at, p.created_at) FROM players p WHERE p.id = $2) AS caller_seen"
+    };
+}
+
 /// [`postgres_records`] in SQLite's words.
 macro_rules! sqlite_records {
     () => {
@@ -318,6 +327,28 @@ pub async fn load(
     id: Uuid,
     lock: bool,
 ) -> Result<Option<GameRow>, sqlx::Error> {
+    Ok(load_for(conn, backend, id, lock, None)
+        .await?
+        .map(|(game, _)| game))
+}
+
+/// What [`load_for`] read about the caller's player beside the game: its
+/// token generation and when it was last seen (`None`: no such player).
+pub type CallerToken = Option<(i64, i64)>;
+
+/// [`load`], and in the same statement what a token check needs to know
+/// about `caller` (src/http/extract.rs): a request that reads its game
+/// first checks its token without a statement of its own. Under the lock
+/// the caller's row is read as it was when the statement began, before any
+/// wait for the lock: a sign-out committed during that wait takes effect
+/// from the caller's next request, as if it had come just after this one.
+pub async fn load_for(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    id: Uuid,
+    lock: bool,
+    caller: Option<Uuid>,
+) -> Result<Option<(GameRow, CallerToken)>, sqlx::Error> {
     // A read without the lock takes the seats in the same statement, so in
     // one snapshot with the row. Under the lock they are read after it: a
     // statement that waited for the lock sees the row as its holder left
@@ -333,6 +364,8 @@ pub async fn load(
                 game_columns!(),
                 ", ",
                 postgres_records!(),
+                ", ",
+                caller_token!(),
                 " FROM games WHERE id = $1 FOR UPDATE"
             )
         }
@@ -341,6 +374,8 @@ pub async fn load(
             game_columns!(),
             ", ",
             sqlite_records!(),
+            ", ",
+            caller_token!(),
             " FROM games WHERE id = $1"
         ),
         (false, Backend::Postgres) => concat!(
@@ -348,6 +383,8 @@ pub async fn load(
             game_columns!(),
             ", ",
             postgres_records!(),
+            ", ",
+            caller_token!(),
             ", (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) \
              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
              FROM games WHERE id = $1"
@@ -357,6 +394,8 @@ pub async fn load(
             game_columns!(),
             ", ",
             sqlite_records!(),
+            ", ",
+            caller_token!(),
             ", (SELECT json_group_array(json_array(s.seat, p.id, p.name, p.bot_level)) \
              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
              FROM games WHERE id = $1"
@@ -364,11 +403,15 @@ pub async fn load(
     };
     let Some(row) = sqlx::query(query)
         .bind(id.to_string())
+        .bind(caller.map(|id| id.to_string()))
         .fetch_optional(&mut *conn)
         .await?
     else {
         return Ok(None);
     };
+    let generation: Option<i64> = row.try_get("caller_generation")?;
+    let seen: Option<i64> = row.try_get("caller_seen")?;
+    let token = generation.zip(seen);
     let mut game = game_from(&row)?;
     let deals_stored: Option<i64> = row.try_get("deals_stored")?;
     let records: Option<String> = row.try_get("records")?;
@@ -379,7 +422,7 @@ pub async fn load(
     } else {
         seats_from_json(row.try_get("seats")?)?
     };
-    Ok(Some(game))
+    Ok(Some((game, token)))
 }
 
 /// The seats as the unlocked [`load`] reads them: a JSON array of

@@ -1,9 +1,9 @@
 -- One move as the load generator makes it: GET /v1/games/{id} and then
 -- POST /v1/games/{id}/moves, with the statements src/store issues for each
--- (src/http/extract.rs, src/http/change.rs: token generation; BEGIN; the game
--- row FOR UPDATE with its finished records, then its seats; UPDATE with the
--- live state written back;
--- the event; pg_notify; COMMIT). The state written is the state read, sent
+-- (src/http/stream.rs, src/http/change.rs: the GET's one statement; BEGIN;
+-- the game row FOR UPDATE with its finished records and the caller's token
+-- generation, then its seats; UPDATE with the live state written back; the
+-- event; pg_notify; COMMIT). The state written is the state read, sent
 -- back as a parameter (-M prepared), so Postgres stores it anew like the
 -- service does; the event payload is a typical move's size (180 bytes; no literal JSON,
 -- since pgbench reads every colon as a variable). A deal's end, which also
@@ -14,12 +14,10 @@ SELECT game_id AS gid, player_id AS pid FROM bench_pick WHERE n = :pick \gset
 \set picked 1
 \endif
 -- GET view
-SELECT token_generation, COALESCE(last_seen_at, created_at) AS seen FROM players WHERE id = :pid;
-SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored, (SELECT string_agg(d.record, chr(30) ORDER BY d.number) FROM game_deals d WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS records, (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats FROM games WHERE id = :gid;
+SELECT id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored, (SELECT string_agg(d.record, chr(30) ORDER BY d.number) FROM game_deals d WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS records, (SELECT p.token_generation FROM players p WHERE p.id = :pid) AS caller_generation, (SELECT COALESCE(p.last_seen_at, p.created_at) FROM players p WHERE p.id = :pid) AS caller_seen, (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats FROM games WHERE id = :gid;
 -- POST move
-SELECT token_generation, COALESCE(last_seen_at, created_at) AS seen FROM players WHERE id = :pid;
 BEGIN;
-SELECT id, kind, status, version, host_id, options, state AS st, fairness AS fa, created_at, COALESCE(automation, '') AS au, due_at, deals_stored AS ds, (SELECT string_agg(d.record, chr(30) ORDER BY d.number) FROM game_deals d WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS rs FROM games WHERE id = :gid FOR UPDATE \gset
+SELECT id, kind, status, version, host_id, options, state AS st, fairness AS fa, created_at, COALESCE(automation, '') AS au, due_at, deals_stored AS ds, (SELECT string_agg(d.record, chr(30) ORDER BY d.number) FROM game_deals d WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS rs, (SELECT p.token_generation FROM players p WHERE p.id = :pid) AS cg, (SELECT COALESCE(p.last_seen_at, p.created_at) FROM players p WHERE p.id = :pid) AS cs FROM games WHERE id = :gid FOR UPDATE \gset
 SELECT s.seat, p.id, p.name, p.bot_level FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = :gid ORDER BY s.seat;
 \set next :version + 1
 UPDATE games SET status = :status, version = :next, state = :st, fairness = :fa, updated_at = :next, automation = NULLIF(:au, ''), due_at = NULL, deals_stored = :ds WHERE id = :gid;
