@@ -16,7 +16,7 @@ use super::extract::{AuthPlayer, SignedToken};
 use super::record::{game_from_row, game_to_row};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
-use crate::store::{Backend, Tx, cleanup, games, listen};
+use crate::store::{Backend, Tx, cleanup, games};
 use crate::table::{Game, GameError, SeatedPlayer};
 
 /// The longest `Idempotency-Key` accepted.
@@ -339,7 +339,9 @@ pub async fn record_change(
         }
         None => {}
     }
-    crate::store::events::append(
+    // On Postgres the event's statement also announces the change.
+    let announce = (state.store.backend() == Backend::Postgres).then_some(due_at);
+    crate::store::events::append_announcing(
         tx,
         game.id,
         &EventRow {
@@ -351,12 +353,10 @@ pub async fn record_change(
             created_at: 0,
             actor: actor.map(str::to_owned),
         },
+        announce,
     )
     .await?;
     super::friends::after_change(tx, state.store.backend(), game).await?;
-    if state.store.backend() == Backend::Postgres {
-        listen::announce(tx, game.id, game.version, due_at).await?;
-    }
     Ok(due_at)
 }
 

@@ -31,24 +31,53 @@ pub async fn append(
     game: Uuid,
     event: &EventRow,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    )
-    .bind(game.to_string())
-    .bind(event.seq)
-    .bind(event.player_id.map(|p| p.to_string()))
-    .bind(event.seat.map(i64::from))
-    .bind(&event.kind)
-    .bind(&event.payload)
-    .bind(if event.created_at == 0 {
-        now_micros()
-    } else {
-        event.created_at
-    })
-    .bind(event.actor.clone())
-    .execute(conn)
-    .await?;
+    append_announcing(conn, game, event, None).await
+}
+
+/// [`append`], and with `due_at` (Postgres only), in the same statement,
+/// the change's announcement to every instance ([`super::listen`]: the game
+/// reached the event's version, with automatic work due at `due_at`), which
+/// Postgres delivers when the transaction commits. One round trip for both.
+pub async fn append_announcing(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    event: &EventRow,
+    announce: Option<Option<i64>>,
+) -> Result<(), sqlx::Error> {
+    macro_rules! insert {
+        () => {
+            "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        };
+    }
+    let statement = match announce {
+        None => insert!(),
+        Some(_) => concat!(
+            "WITH appended AS (",
+            insert!(),
+            " RETURNING seq) SELECT pg_notify($9, $10) FROM appended"
+        ),
+    };
+    let query = sqlx::query(statement)
+        .bind(game.to_string())
+        .bind(event.seq)
+        .bind(event.player_id.map(|p| p.to_string()))
+        .bind(event.seat.map(i64::from))
+        .bind(&event.kind)
+        .bind(&event.payload)
+        .bind(if event.created_at == 0 {
+            now_micros()
+        } else {
+            event.created_at
+        })
+        .bind(event.actor.clone());
+    let query = match announce {
+        Some(due_at) => query
+            .bind(super::listen::CHANNEL)
+            .bind(super::listen::payload(game, event.seq, due_at)),
+        None => query,
+    };
+    query.execute(conn).await?;
     Ok(())
 }
 

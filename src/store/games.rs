@@ -37,6 +37,15 @@ macro_rules! caller_token {
     };
 }
 
+/// Who sits where, as a JSON array of `[seat, player id, name, bot level]`
+/// in any order (NULL when nobody does), as a column.
+macro_rules! postgres_seats {
+    () => {
+        "(SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) \
+         FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats"
+    };
+}
+
 /// [`postgres_records`] in SQLite's words.
 macro_rules! sqlite_records {
     () => {
@@ -220,9 +229,9 @@ async fn complete(
     };
     if let Some(read) = read {
         let records: Vec<&str> = read.split(RECORD_SEPARATOR).collect();
-        // All of them, unless a statement that waited for the row's lock
-        // read them as they were before the wait (the row is read as its
-        // holder left it, a subquery in the same statement is not).
+        // All of them: `load_for` passes none it read in another snapshot
+        // than the row's; counted anyway, since a missing one would be
+        // lost from the state for good at the next write.
         if records.len() as i64 == count {
             let whole =
                 layout::join_parts(live, &records).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
@@ -349,34 +358,26 @@ pub async fn load_for(
     lock: bool,
     caller: Option<Uuid>,
 ) -> Result<Option<(GameRow, CallerToken)>, sqlx::Error> {
-    // A read without the lock takes the seats in the same statement, so in
-    // one snapshot with the row. Under the lock they are read after it: a
-    // statement that waited for the lock sees the row as its holder left
-    // it, but a subquery in it would still see the seats as they were
-    // before the wait.
-    // The finished records come in the same statement too, joined by
-    // RECORD_SEPARATOR; `complete` reads them again in the rare case the
-    // statement waited for the lock while a deal was finished.
+    // Everything in one statement: the row, its finished records (joined
+    // by RECORD_SEPARATOR), the caller's token columns and the seats. On
+    // Postgres a statement that waited for the row's lock sees the row as
+    // its holder left it, but its subqueries see the records and seats as
+    // they were before the wait; so it also reads the row's version as of
+    // then, and when that is not the row's version the records and seats
+    // are read again on their own. (A SQLite write transaction holds the
+    // write lock from its BEGIN: no statement in it waits.)
     let query = match (lock, backend) {
-        (true, Backend::Postgres) => {
-            concat!(
-                "SELECT ",
-                game_columns!(),
-                ", ",
-                postgres_records!(),
-                ", ",
-                caller_token!(),
-                " FROM games WHERE id = $1 FOR UPDATE"
-            )
-        }
-        (true, Backend::Sqlite) => concat!(
+        (true, Backend::Postgres) => concat!(
             "SELECT ",
             game_columns!(),
             ", ",
-            sqlite_records!(),
+            postgres_records!(),
             ", ",
             caller_token!(),
-            " FROM games WHERE id = $1"
+            ", ",
+            postgres_seats!(),
+            ", (SELECT g.version FROM games g WHERE g.id = games.id) AS snapshot_version \
+             FROM games WHERE id = $1 FOR UPDATE"
         ),
         (false, Backend::Postgres) => concat!(
             "SELECT ",
@@ -385,11 +386,11 @@ pub async fn load_for(
             postgres_records!(),
             ", ",
             caller_token!(),
-            ", (SELECT CAST(json_agg(json_build_array(s.seat, p.id, p.name, p.bot_level)) AS TEXT) \
-             FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
-             FROM games WHERE id = $1"
+            ", ",
+            postgres_seats!(),
+            " FROM games WHERE id = $1"
         ),
-        (false, Backend::Sqlite) => concat!(
+        (_, Backend::Sqlite) => concat!(
             "SELECT ",
             game_columns!(),
             ", ",
@@ -413,11 +414,18 @@ pub async fn load_for(
     let seen: Option<i64> = row.try_get("caller_seen")?;
     let token = generation.zip(seen);
     let mut game = game_from(&row)?;
+    let waited = lock
+        && backend == Backend::Postgres
+        && row.try_get::<Option<i64>, _>("snapshot_version")? != Some(game.version);
     let deals_stored: Option<i64> = row.try_get("deals_stored")?;
-    let records: Option<String> = row.try_get("records")?;
+    let records: Option<String> = if waited {
+        None
+    } else {
+        row.try_get("records")?
+    };
     complete(conn, &mut game, deals_stored, records.as_deref()).await?;
     game.deals_stored = Some(deals_stored.unwrap_or(0));
-    game.seats = if lock {
+    game.seats = if waited {
         seats_of(conn, id).await?
     } else {
         seats_from_json(row.try_get("seats")?)?

@@ -86,28 +86,11 @@ fn parse(payload: &str) -> Option<Announced> {
 
 /// The payload announcing that `game` reached `version`, with automatic
 /// work due at `due_at`.
-fn payload(game: Uuid, version: i64, due_at: Option<i64>) -> String {
+pub(super) fn payload(game: Uuid, version: i64, due_at: Option<i64>) -> String {
     match due_at {
         Some(due) => format!("{game}:{version}:{due}"),
         None => format!("{game}:{version}:-"),
     }
-}
-
-/// Announces, inside the change's transaction, that `game` reached
-/// `version` with automatic work due at `due_at`; Postgres delivers it to
-/// every listener when the transaction commits.
-pub async fn announce(
-    conn: &mut sqlx::AnyConnection,
-    game: Uuid,
-    version: i64,
-    due_at: Option<i64>,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(CHANNEL)
-        .bind(payload(game, version, due_at))
-        .execute(conn)
-        .await?;
-    Ok(())
 }
 
 #[cfg(test)]

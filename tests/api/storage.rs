@@ -314,8 +314,9 @@ async fn a_read_with_and_without_the_lock_gives_the_same_seats(db: Db) {
 }
 
 /// A locked read that waited while the holder of the lock finished a deal
-/// still gets every finished record (they come in the row's own statement,
-/// whose subquery would see them as they were before the wait).
+/// and seated a player still gets every finished record and the new seat
+/// (they come in the row's own statement, whose subqueries would see them
+/// as they were before the wait).
 async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db) {
     let app = TestApp::spawn(db).await;
     let host = app.player("host").await;
@@ -361,6 +362,9 @@ async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db)
     held.version = 2;
     held.state = Some(state(2, r#"{"n":1},{"n":2}"#));
     games::update(&mut holder, &held).await.unwrap();
+    games::add_seat(&mut holder, row.id, 2, host_id)
+        .await
+        .unwrap();
     holder.commit().await.unwrap();
     let read = waiter.await.unwrap();
     assert_eq!(read.version, 2);
@@ -369,6 +373,12 @@ async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db)
         read.state.as_deref(),
         Some(state(2, r#"{"n":1},{"n":2}"#).as_str())
     );
+    let seats: Vec<(u8, &str)> = read
+        .seats
+        .iter()
+        .map(|s| (s.seat, s.player.name.as_str()))
+        .collect();
+    assert_eq!(seats, [(2, "host")]);
 }
 
 on_both_databases!(
