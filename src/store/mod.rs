@@ -15,17 +15,201 @@ pub mod listen;
 pub mod players;
 pub mod settings;
 
+use std::ops::{Deref, DerefMut};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyConnection, AnyPool, ConnectOptions};
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, SqlSafeStr};
+use sqlx_core::transaction::TransactionManager;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::config::Database;
 
+/// The transaction statements of the `Any` driver (sqlx's own, as its
+/// `Transaction` uses them).
+type Transactions = <Any as sqlx::Database>::TransactionManager;
+
+/// A connection from the store. On an HTTP worker's store (Postgres) it
+/// goes back to the worker's shelf of idle connections when dropped, not to
+/// sqlx's pool: sqlx pings every connection given back to its pool, one
+/// round trip more per request than the work itself (a quarter of a move's
+/// round trips once the rest were folded together). A connection from the
+/// shelf idle for [`PING_IDLE_AFTER`] or longer is pinged before use, as
+/// the pool's own are.
+pub struct Conn {
+    conn: Option<PoolConnection<Any>>,
+    shelf: Option<Shelf>,
+    /// The worker's leave to hold a connection, given back after the
+    /// connection is on the shelf (fields drop after `drop`).
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+impl Conn {
+    fn new(conn: PoolConnection<Any>) -> Conn {
+        Conn {
+            conn: Some(conn),
+            shelf: None,
+            _permit: None,
+        }
+    }
+
+    /// Closes a connection found broken instead of keeping it.
+    fn discard(mut self) {
+        if let Some(mut conn) = self.conn.take() {
+            conn.close_on_drop();
+        }
+    }
+}
+
+impl Deref for Conn {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        self.conn.as_ref().expect("a connection until dropped")
+    }
+}
+
+impl DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        self.conn.as_mut().expect("a connection until dropped")
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let (Some(conn), Some(shelf)) = (self.conn.take(), &self.shelf) {
+            shelf.put(conn);
+        }
+    }
+}
+
+/// One HTTP worker's idle connections, most recently used last, and its
+/// leave to hold one: a request waits for a permit (in order of arrival, at
+/// most the acquire timeout), then takes a shelved connection or, with
+/// none on the shelf, one from the pool, which then has one free: shelved
+/// and held connections together never pass the permits, the pool's size.
+#[derive(Clone, Debug)]
+struct Shelf {
+    idle: Arc<ShelfInner>,
+    permits: Arc<Semaphore>,
+    acquire_timeout: Duration,
+}
+
+#[derive(Debug, Default)]
+struct ShelfInner(Mutex<Vec<(PoolConnection<Any>, Instant)>>);
+
+impl Shelf {
+    fn new(max: u32, acquire_timeout: Duration) -> Shelf {
+        Shelf {
+            idle: Arc::default(),
+            permits: Arc::new(Semaphore::new(max as usize)),
+            acquire_timeout,
+        }
+    }
+
+    fn put(&self, conn: PoolConnection<Any>) {
+        lock(&self.idle.0).push((conn, Instant::now()));
+    }
+
+    fn len(&self) -> usize {
+        lock(&self.idle.0).len()
+    }
+
+    /// Waits for leave to hold a connection.
+    async fn permit(&self) -> Result<OwnedSemaphorePermit, sqlx::Error> {
+        match tokio::time::timeout(self.acquire_timeout, self.permits.clone().acquire_owned()).await
+        {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(_)) => Err(sqlx::Error::PoolClosed),
+            Err(_) => Err(sqlx::Error::PoolTimedOut),
+        }
+    }
+
+    /// The most recently used idle connection that answers, if any.
+    async fn take(&self) -> Option<PoolConnection<Any>> {
+        loop {
+            let (mut conn, since) = lock(&self.idle.0).pop()?;
+            if since.elapsed() < PING_IDLE_AFTER {
+                return Some(conn);
+            }
+            match sqlx::Connection::ping(&mut *conn).await {
+                Ok(()) => return Some(conn),
+                Err(error) => {
+                    tracing::warn!(%error, "closing a broken idle database connection");
+                    conn.close_on_drop();
+                }
+            }
+        }
+    }
+}
+
+impl Drop for ShelfInner {
+    fn drop(&mut self) {
+        // Given back to the pool, which needs a runtime for it; a worker's
+        // runtime may be gone when its last connection is dropped at a
+        // graceful stop, and then they are closed with the process.
+        let conns = std::mem::take(lock(&self.0).deref_mut());
+        if tokio::runtime::Handle::try_current().is_err() {
+            for (conn, _) in conns {
+                drop(conn.detach());
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A write transaction: the game row it loads stays locked until commit.
-pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
+/// Dropped before its commit, it is rolled back, at once, as sqlx's own
+/// transactions are.
+pub struct Tx {
+    conn: Conn,
+    open: bool,
+}
+
+impl Tx {
+    /// Commits the transaction.
+    ///
+    /// # Errors
+    /// The database's error; nothing was committed then.
+    pub async fn commit(mut self) -> Result<(), sqlx::Error> {
+        Transactions::commit(&mut self.conn).await?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+impl Deref for Tx {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        &self.conn
+    }
+}
+
+impl DerefMut for Tx {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.conn
+    }
+}
+
+impl Drop for Tx {
+    fn drop(&mut self) {
+        if self.open {
+            Transactions::start_rollback(&mut self.conn);
+            // The ROLLBACK waits in the connection's buffer for its next
+            // message, and until it is sent the transaction keeps its row
+            // locks: a shelved connection may wait for a long time, so
+            // this one goes back to sqlx's pool, whose ping sends it now.
+            self.conn.shelf = None;
+        }
+    }
+}
 
 /// Which database engine is behind the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +237,9 @@ pub struct Store {
     /// Postgres: how an HTTP worker opens a pool of its own
     /// ([`Store::for_worker`]). `None` on SQLite.
     worker_pools: Option<WorkerPools>,
+    /// An HTTP worker's idle connections ([`Conn`]); `None` for the main
+    /// runtime's store and on SQLite.
+    shelf: Option<Shelf>,
 }
 
 /// The pools of the HTTP workers (Postgres), opened from one recipe.
@@ -62,8 +249,9 @@ struct WorkerPools {
     /// The main runtime's pool.
     main: AnyPool,
     acquire_timeout: Duration,
-    /// Every worker pool opened so far, for the connection gauges.
-    opened: Arc<Mutex<Vec<AnyPool>>>,
+    /// Every worker pool opened so far with its shelf, for the connection
+    /// gauges.
+    opened: Arc<Mutex<Vec<(AnyPool, Shelf)>>>,
 }
 
 /// Postgres connections of the main runtime: the scheduler, the storage
@@ -212,6 +400,7 @@ impl Store {
             backend,
             postgres_url,
             worker_pools,
+            shelf: None,
         };
         let split = store.split_old_layout().await?;
         if split > 0 {
@@ -283,38 +472,34 @@ impl Store {
         let pool = pool_options(max, recipe.acquire_timeout)
             .min_connections(0)
             .connect_lazy_with(recipe.options.clone());
-        recipe
-            .opened
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(pool.clone());
+        let shelf = Shelf::new(max, recipe.acquire_timeout);
+        lock(&recipe.opened).push((pool.clone(), shelf.clone()));
         Store {
             pool,
+            shelf: Some(shelf),
             ..self.clone()
         }
     }
 
-    /// Open and idle connections over every pool of the process.
+    /// Open and idle connections over every pool of the process (a
+    /// worker's shelved connections count as idle).
     pub fn connections(&self) -> (u32, usize) {
-        let pools = match &self.worker_pools {
-            Some(recipe) => {
-                let mut pools = vec![recipe.main.clone()];
-                pools.extend(
-                    recipe
-                        .opened
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
+        let pools: Vec<(AnyPool, Option<Shelf>)> = match &self.worker_pools {
+            Some(recipe) => std::iter::once((recipe.main.clone(), None))
+                .chain(
+                    lock(&recipe.opened)
                         .iter()
-                        .cloned(),
-                );
-                pools
-            }
+                        .map(|(pool, shelf)| (pool.clone(), Some(shelf.clone()))),
+                )
+                .collect(),
             None => std::iter::once(self.pool.clone())
                 .chain(self.writer.clone())
+                .map(|pool| (pool, None))
                 .collect(),
         };
-        pools.iter().fold((0, 0), |(size, idle), pool| {
-            (size + pool.size(), idle + pool.num_idle())
+        pools.iter().fold((0, 0), |(size, idle), (pool, shelf)| {
+            let shelved = shelf.as_ref().map_or(0, Shelf::len);
+            (size + pool.size(), idle + pool.num_idle() + shelved)
         })
     }
 
@@ -333,17 +518,37 @@ impl Store {
         &self.pool
     }
 
-    /// A connection for reads. A connection that breaks as it is handed out
-    /// (the server restarted under an idle pool) is retried once: nothing
-    /// was sent yet, so nothing changed.
-    pub async fn acquire(&self) -> Result<sqlx::pool::PoolConnection<sqlx::Any>, sqlx::Error> {
-        match self.pool.acquire().await {
+    /// A connection for reads: a shelved one of this worker when there is
+    /// one ([`Conn`]), else one from the pool. A connection that breaks as
+    /// the pool hands it out (the server restarted under an idle pool) is
+    /// retried once: nothing was sent yet, so nothing changed.
+    pub async fn acquire(&self) -> Result<Conn, sqlx::Error> {
+        let permit = match &self.shelf {
+            Some(shelf) => {
+                let permit = shelf.permit().await?;
+                if let Some(conn) = shelf.take().await {
+                    return Ok(Conn {
+                        conn: Some(conn),
+                        shelf: Some(shelf.clone()),
+                        _permit: Some(permit),
+                    });
+                }
+                Some(permit)
+            }
+            None => None,
+        };
+        let conn = match self.pool.acquire().await {
             Err(error) if retryable(&error) => {
                 tracing::warn!(%error, "retrying a broken database connection once");
                 self.pool.acquire().await
             }
             other => other,
-        }
+        }?;
+        Ok(Conn {
+            conn: Some(conn),
+            shelf: self.shelf.clone(),
+            _permit: permit,
+        })
     }
 
     /// A connection and what `read`, the request's first statement, read
@@ -354,15 +559,14 @@ impl Store {
     pub async fn acquire_with<T>(
         &self,
         read: impl AsyncFn(&mut AnyConnection) -> Result<T, sqlx::Error>,
-    ) -> Result<(sqlx::pool::PoolConnection<sqlx::Any>, T), sqlx::Error> {
+    ) -> Result<(Conn, T), sqlx::Error> {
         let mut tries = 0;
         loop {
-            // A broken connection is dropped at the end of its try, before
-            // the next is asked for.
+            // A broken connection is closed before the next is asked for.
             let mut conn = self.acquire().await?;
             match read(&mut conn).await {
                 Ok(answer) => return Ok((conn, answer)),
-                Err(error) if retry_broken(&error, &mut tries) => {}
+                Err(error) if retry_broken(&error, &mut tries) => conn.discard(),
                 Err(error) => return Err(error),
             }
         }
@@ -383,11 +587,20 @@ impl Store {
     }
 
     async fn begin_write_once(&self) -> Result<Tx, sqlx::Error> {
-        match self.backend {
-            Backend::Postgres => self.pool.begin().await,
+        let (mut conn, statement) = match self.backend {
+            Backend::Postgres => (self.acquire().await?, None),
             Backend::Sqlite => {
                 let writer = self.writer.as_ref().unwrap_or(&self.pool);
-                writer.begin_with("BEGIN IMMEDIATE").await
+                (Conn::new(writer.acquire().await?), Some("BEGIN IMMEDIATE"))
+            }
+        };
+        match Transactions::begin(&mut conn, statement.map(SqlSafeStr::into_sql_str)).await {
+            Ok(()) => Ok(Tx { conn, open: true }),
+            Err(error) => {
+                if unavailable(&error) {
+                    conn.discard();
+                }
+                Err(error)
             }
         }
     }
