@@ -467,6 +467,9 @@ pub struct Solver {
     /// The pointless low cards that may merge with a neighbour (plain 7 8 9,
     /// trump 7 8), as a card mask for this solve's trump.
     low: u32,
+    /// This solve's trumps (bit indices), strongest first (the rules'
+    /// [`strength`]).
+    trumps: [u8; 8],
     /// Per number of cards still out (0-32), the last move that cut off
     /// there (killer move; 0xFF: none).
     killers: [u8; 33],
@@ -519,6 +522,7 @@ impl Solver {
             aborted: false,
             points: [0; 32],
             low: 0,
+            trumps: [0; 8],
             killers: [0xFF; 33],
             extras: Solver::EXTRA_DEFAULT,
         }
@@ -560,6 +564,11 @@ impl Solver {
             };
             self.low |= zero << (8 * suit);
         }
+        let first = 8 * position.trump as u8;
+        self.trumps = std::array::from_fn(|rank| first + rank as u8);
+        self.trumps.sort_by_key(|&index| {
+            std::cmp::Reverse(strength(u32::from(index), position.trump, position.trump))
+        });
         self.killers = [0xFF; 33];
         self.playing = position.playing_team;
         self.generation = self.generation.wrapping_add(1);
@@ -1019,22 +1028,29 @@ impl Solver {
             if self.techniques.bounds {
                 let roem = roem_bound(&state.hands, trump);
                 let most = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK + roem;
+                // What the rest adds to team A's lead lies between these,
+                // given the points each team is sure to take.
+                let (sure, holder) = self.sure(state);
+                let (least, most) = (2 * sure[0] - most, most - 2 * sure[1]);
+                let defending = if self.playing == Team::A { 1 } else { 0 };
                 let extra = if NAT {
                     if budget >= roem {
                         // No roem can exceed the budget any more.
                         let kept = self.kept(0);
-                        return if kept > 0 { kept - most } else { kept + most };
+                        return kept + if kept > 0 { least } else { most };
                     }
                     if budget >= 0 { KEPT } else { 0 }
-                } else if pit_open {
+                } else if pit_open && holder != Some(defending) {
+                    // Pit stays possible unless the defenders are sure of
+                    // a trick.
                     PIT_BONUS
                 } else {
                     0
                 };
                 let (lower, upper) = if self.playing == Team::A {
-                    (-most, most + extra)
+                    (least, most + extra)
                 } else {
-                    (-most - extra, most)
+                    (least - extra, most)
                 };
                 if lower >= beta {
                     return lower;
@@ -1150,6 +1166,29 @@ impl Solver {
             (true, Team::A) => PIT_BONUS,
             (true, Team::B) => -PIT_BONUS,
         }
+    }
+
+    /// At the start of a trick: the card points each team (A, B) is sure
+    /// to take, and the team sure to take a trick, if any. The strongest
+    /// trump still out wins whatever trick it falls in, and so does every
+    /// next strongest one while the same team holds all the trumps above
+    /// it: those cards' points go to that team.
+    fn sure(&self, state: &State) -> ([i32; 2], Option<usize>) {
+        let remaining = state.remaining();
+        let team_a = state.hands[0] | state.hands[2];
+        let mut sure = [0; 2];
+        let mut holder = None;
+        for &index in &self.trumps {
+            if remaining & (1 << index) == 0 {
+                continue;
+            }
+            let team = usize::from(team_a & (1 << index) == 0);
+            if *holder.get_or_insert(team) != team {
+                break;
+            }
+            sure[team] += self.points[usize::from(index)];
+        }
+        (sure, holder)
     }
 
     /// The cards of `legal` equivalent to the card at `index` (itself
