@@ -304,47 +304,75 @@ fn score(playing: Team, points: [i32; 2], roem: [i32; 2], taken: [u8; 2]) -> i32
     scored.score.a - scored.score.b
 }
 
-/// For each 8-bit rank set of one suit (natural order), the most sequence
-/// roem its cards could still make, split over tricks (runs of 3: 20, of 4:
-/// 50; each run in its own trick).
-const SEQUENCE_BOUND: [i32; 256] = {
-    let mut table = [0i32; 256];
-    let mut mask = 1usize;
-    while mask < 256 {
-        let low = mask.trailing_zeros() as usize;
-        let rest = mask & (mask - 1);
-        let mut best = table[rest];
-        let run3 = 0b111 << low;
-        if low + 3 <= 8 && mask & run3 == run3 {
-            let with = 20 + table[mask & !run3];
-            if with > best {
-                best = with;
+/// For one suit, indexed by the runs of three that can still fall in one
+/// trick (their lowest rank, 6 bits) and the runs of four (5 bits, shifted
+/// by 6): the most sequence roem, in tens, that disjoint runs among them can
+/// make (runs of 3: 20, of 4: 50; each run in its own trick).
+const RUNS_BOUND: [u8; 2048] = {
+    let mut table = [0u8; 2048];
+    let mut index = 0;
+    while index < 2048 {
+        let (three, four) = (index & 0x3F, index >> 6);
+        // best[rank]: the most that runs starting at `rank` or above make.
+        let mut best = [0u8; 12];
+        let mut rank = 8;
+        while rank > 0 {
+            rank -= 1;
+            let mut most = best[rank + 1];
+            if three & (1 << rank) != 0 && 2 + best[rank + 3] > most {
+                most = 2 + best[rank + 3];
             }
-        }
-        let run4 = 0b1111 << low;
-        if low + 4 <= 8 && mask & run4 == run4 {
-            let with = 50 + table[mask & !run4];
-            if with > best {
-                best = with;
+            if four & (1 << rank) != 0 && 5 + best[rank + 4] > most {
+                most = 5 + best[rank + 4];
             }
+            best[rank] = most;
         }
-        table[mask] = best;
-        mask += 1;
+        table[index] = best[0];
+        index += 1;
     }
     table
 };
 
-/// An upper bound on the roem the cards in `cards` can still make.
-fn roem_bound(cards: u32, trump: Suit) -> i32 {
-    let four = cards & (cards >> 8) & (cards >> 16) & (cards >> 24) & 0xFF;
-    let jack = 1 << 4;
-    let mut bound =
-        100 * (four & !jack).count_ones() as i32 + if four & jack != 0 { 200 } else { 0 };
-    for suit in 0..4 {
-        bound += SEQUENCE_BOUND[((cards >> (8 * suit)) & 0xFF) as usize];
+/// Bit `i` of each byte set where a run of three (of four) starting at rank
+/// `i` stays within the suit.
+const RUN3_STARTS: u32 = 0x3F3F_3F3F;
+const RUN4_STARTS: u32 = 0x1F1F_1F1F;
+
+/// An upper bound on the roem the rest of the deal can make, at the start
+/// of a trick (`hands`: the cards each seat still holds). A trick takes one
+/// card from each seat, so only melds whose cards sit in different hands
+/// can still be made: runs of three or four of a suit, four of a kind, and
+/// *stuk* (king and queen of trump).
+fn roem_bound(hands: &[u32; 4], trump: Suit) -> i32 {
+    let cards = hands[0] | hands[1] | hands[2] | hands[3];
+    // Bit i of `same[d]`: the cards at bits i and i + d are in one hand.
+    let mut same = [0u32; 4];
+    // Per seat, the ranks (natural index) it holds in any suit.
+    let mut ranks = 0xFF;
+    for hand in hands {
+        same[1] |= hand & (hand >> 1);
+        same[2] |= hand & (hand >> 2);
+        same[3] |= hand & (hand >> 3);
+        ranks &= hand | (hand >> 8) | (hand >> 16) | (hand >> 24);
     }
-    let stuk = 0b0110_0000 << (8 * trump as u32);
-    if cards & stuk == stuk {
+    let three =
+        cards & (cards >> 1) & (cards >> 2) & !(same[1] | (same[1] >> 1) | same[2]) & RUN3_STARTS;
+    let four = three & (three >> 1) & !same[3] & RUN4_STARTS;
+    // All four cards of a rank still out, one in each hand (`ranks`: every
+    // seat holds that rank in some suit).
+    let four_of_a_kind = cards & (cards >> 8) & (cards >> 16) & (cards >> 24) & ranks & 0xFF;
+    let jack = 1 << 4;
+    let mut bound = 100 * (four_of_a_kind & !jack).count_ones() as i32
+        + if four_of_a_kind & jack != 0 { 200 } else { 0 };
+    for suit in 0..4 {
+        let shift = 8 * suit;
+        let runs = ((three >> shift) & 0x3F) | ((four >> shift) & 0x1F) << 6;
+        bound += 10 * i32::from(RUNS_BOUND[runs as usize]);
+    }
+    // King and queen of trump (natural ranks 6 and 5), in different hands.
+    let queen = 5 + 8 * trump as u32;
+    let stuk = 0b11 << queen;
+    if cards & stuk == stuk && same[1] & (1 << queen) == 0 {
         bound += 20;
     }
     bound
@@ -439,6 +467,9 @@ pub struct Solver {
     /// The pointless low cards that may merge with a neighbour (plain 7 8 9,
     /// trump 7 8), as a card mask for this solve's trump.
     low: u32,
+    /// This solve's trumps (bit indices), strongest first (the rules'
+    /// [`strength`]).
+    trumps: [u8; 8],
     /// Per number of cards still out (0-32), the last move that cut off
     /// there (killer move; 0xFF: none).
     killers: [u8; 33],
@@ -491,6 +522,7 @@ impl Solver {
             aborted: false,
             points: [0; 32],
             low: 0,
+            trumps: [0; 8],
             killers: [0xFF; 33],
             extras: Solver::EXTRA_DEFAULT,
         }
@@ -532,6 +564,11 @@ impl Solver {
             };
             self.low |= zero << (8 * suit);
         }
+        let first = 8 * position.trump as u8;
+        self.trumps = std::array::from_fn(|rank| first + rank as u8);
+        self.trumps.sort_by_key(|&index| {
+            std::cmp::Reverse(strength(u32::from(index), position.trump, position.trump))
+        });
         self.killers = [0xFF; 33];
         self.playing = position.playing_team;
         self.generation = self.generation.wrapping_add(1);
@@ -652,7 +689,7 @@ impl Solver {
     fn bounds(&self, state: &State, remaining: u32) -> (i32, i32) {
         let trump = self.trump;
         let cards = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
-        let roem = roem_bound(remaining, trump);
+        let roem = roem_bound(&state.hands, trump);
         let sign = self.sign();
         // In the playing team's terms: its lead so far, and the roem made.
         let lead = sign * margin(state);
@@ -989,24 +1026,31 @@ impl Solver {
                 self.prefetch(key);
             }
             if self.techniques.bounds {
-                let roem = roem_bound(remaining, trump);
+                let roem = roem_bound(&state.hands, trump);
                 let most = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK + roem;
+                // What the rest adds to team A's lead lies between these,
+                // given the points each team is sure to take.
+                let (sure, holder) = self.sure(state);
+                let (least, most) = (2 * sure[0] - most, most - 2 * sure[1]);
+                let defending = if self.playing == Team::A { 1 } else { 0 };
                 let extra = if NAT {
                     if budget >= roem {
                         // No roem can exceed the budget any more.
                         let kept = self.kept(0);
-                        return if kept > 0 { kept - most } else { kept + most };
+                        return kept + if kept > 0 { least } else { most };
                     }
                     if budget >= 0 { KEPT } else { 0 }
-                } else if pit_open {
+                } else if pit_open && holder != Some(defending) {
+                    // Pit stays possible unless the defenders are sure of
+                    // a trick.
                     PIT_BONUS
                 } else {
                     0
                 };
                 let (lower, upper) = if self.playing == Team::A {
-                    (-most, most + extra)
+                    (least, most + extra)
                 } else {
-                    (-most - extra, most)
+                    (least - extra, most)
                 };
                 if lower >= beta {
                     return lower;
@@ -1122,6 +1166,29 @@ impl Solver {
             (true, Team::A) => PIT_BONUS,
             (true, Team::B) => -PIT_BONUS,
         }
+    }
+
+    /// At the start of a trick: the card points each team (A, B) is sure
+    /// to take, and the team sure to take a trick, if any. The strongest
+    /// trump still out wins whatever trick it falls in, and so does every
+    /// next strongest one while the same team holds all the trumps above
+    /// it: those cards' points go to that team.
+    fn sure(&self, state: &State) -> ([i32; 2], Option<usize>) {
+        let remaining = state.remaining();
+        let team_a = state.hands[0] | state.hands[2];
+        let mut sure = [0; 2];
+        let mut holder = None;
+        for &index in &self.trumps {
+            if remaining & (1 << index) == 0 {
+                continue;
+            }
+            let team = usize::from(team_a & (1 << index) == 0);
+            if *holder.get_or_insert(team) != team {
+                break;
+            }
+            sure[team] += self.points[usize::from(index)];
+        }
+        (sure, holder)
     }
 
     /// The cards of `legal` equivalent to the card at `index` (itself
@@ -1313,8 +1380,59 @@ mod tests {
 
     #[test]
     fn the_sequence_bound_covers_two_runs_of_four_in_a_full_suit() {
-        assert_eq!(SEQUENCE_BOUND[0xFF], 100);
-        assert_eq!(SEQUENCE_BOUND[0b111], 20);
-        assert_eq!(SEQUENCE_BOUND[0b1011], 0);
+        // Every run start allowed: a full suit.
+        assert_eq!(RUNS_BOUND[0x7FF], 10);
+        // One run of three only.
+        assert_eq!(RUNS_BOUND[0b1], 2);
+        assert_eq!(RUNS_BOUND[0], 0);
+    }
+
+    /// The roem bound at each trick's start is never below the roem the
+    /// rest of the deal makes, over random deals played out at random.
+    #[test]
+    fn the_roem_bound_covers_the_roem_of_random_play() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(11);
+        for _ in 0..20_000 {
+            let mut deck: Vec<u32> = (0..32).collect();
+            for at in (1..deck.len()).rev() {
+                deck.swap(at, rng.random_range(0..=at));
+            }
+            let mut hands = [0u32; 4];
+            for (at, index) in deck.iter().enumerate() {
+                hands[at / 8] |= 1 << index;
+            }
+            let trump = Suit::ALL[rng.random_range(0..4)];
+            let mut state = State {
+                hands,
+                leader: rng.random_range(0..4),
+                cards: [0; 4],
+                len: 0,
+                trick: 0,
+                points: [0; 2],
+                roem: [0; 2],
+                taken: [0; 2],
+            };
+            let mut starts = Vec::new();
+            while state.remaining() != 0 {
+                if state.len == 0 {
+                    starts.push((roem_bound(&state.hands, trump), made(&state)));
+                }
+                let legal = state.legal(trump);
+                let pick = rng.random_range(0..legal.count_ones());
+                let mut bits = legal;
+                for _ in 0..pick {
+                    bits &= bits - 1;
+                }
+                state.play(bits.trailing_zeros(), trump);
+            }
+            for (bound, before) in starts {
+                assert!(
+                    bound >= made(&state) - before,
+                    "{bound} {hands:?} {trump:?}"
+                );
+            }
+        }
     }
 }
