@@ -132,7 +132,7 @@ impl Shelf {
     async fn take(&self) -> Option<PoolConnection<Any>> {
         loop {
             let (mut conn, since) = lock(&self.idle.0).pop()?;
-            if since.elapsed() < PING_IDLE_AFTER {
+            if since.elapsed() < PING_IDLE_AFTER && !suspect() {
                 return Some(conn);
             }
             match sqlx::Connection::ping(&mut *conn).await {
@@ -158,6 +158,31 @@ impl Drop for ShelfInner {
             }
         }
     }
+}
+
+/// When a database error last said a connection was broken (microseconds
+/// on [`now_micros`]'s clock), as [`note_failure`] noted it.
+static FAILED_AT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i64::MIN);
+
+/// How long after such an error every shelved connection is pinged before
+/// use, however recently it was used.
+const SUSPECT_FOR_MICROS: i64 = 5_000_000;
+
+/// Notes `error` if it says a connection broke (not a wait for one that ran
+/// out). A connection that broke goes back to its shelf like any other (a
+/// handler's error does not say which connection it came from), so for a
+/// while after this every shelved connection is pinged before use and a
+/// broken one is closed.
+pub fn note_failure(error: &sqlx::Error) {
+    if retryable(error) {
+        FAILED_AT.store(now_micros(), std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether a database error was noted a moment ago.
+fn suspect() -> bool {
+    let at = FAILED_AT.load(std::sync::atomic::Ordering::Relaxed);
+    at != i64::MIN && now_micros() - at < SUSPECT_FOR_MICROS
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -663,6 +688,7 @@ pub fn unavailable(error: &sqlx::Error) -> bool {
 /// in `tries`). The one rule of [`Store::acquire_with`] and
 /// [`Store::begin_write`].
 fn retry_broken(error: &sqlx::Error, tries: &mut usize) -> bool {
+    note_failure(error);
     if !retryable(error) || *tries >= BROKEN_RETRIES {
         return false;
     }
@@ -735,4 +761,25 @@ async fn create_missing_database(url: &str) -> Result<(), sqlx::Error> {
 /// Now, as Unix microseconds (the schema's time format).
 pub fn now_micros() -> i64 {
     chrono::Utc::now().timestamp_micros()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn a_broken_connection_makes_shelved_connections_suspect_and_a_timed_out_wait_does_not() {
+        let before = FAILED_AT.load(Ordering::Relaxed);
+        note_failure(&sqlx::Error::PoolTimedOut);
+        assert_eq!(
+            FAILED_AT.load(Ordering::Relaxed),
+            before,
+            "a wait that ran out"
+        );
+        note_failure(&sqlx::Error::Io(std::io::ErrorKind::ConnectionReset.into()));
+        assert!(suspect(), "a connection that broke");
+        FAILED_AT.store(now_micros() - SUSPECT_FOR_MICROS, Ordering::Relaxed);
+        assert!(!suspect(), "only for a while");
+    }
 }
