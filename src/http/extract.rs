@@ -138,8 +138,8 @@ fn verify(req: &HttpRequest) -> Result<(web::Data<AppState>, Identity), ApiError
     Ok((state, identity))
 }
 
-/// Checks the request's bearer token. The connection it was checked on goes
-/// back to the pool before the handler runs.
+/// Checks the request's bearer token. The connection it was checked on is
+/// given back before the handler runs.
 fn authenticate(req: &HttpRequest) -> impl Future<Output = Result<AuthPlayer, ApiError>> + 'static {
     let verified = verify(req);
     async move {
