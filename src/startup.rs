@@ -116,7 +116,7 @@ impl Application {
         let secret = match &settings.jwt_secret {
             Some(secret) => secret.clone(),
             None => {
-                let mut conn = store.pool().acquire().await?;
+                let mut conn = store.acquire().await?;
                 let kept =
                     settings::get_or_insert(&mut conn, "jwt_secret", generate_secret().expose())
                         .await?;

@@ -205,7 +205,7 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let (connections, idle) = state.store.connections();
     state.metrics.pool_connections.set(i64::from(connections));
     state.metrics.pool_idle.set(idle as i64);
-    if let Ok(mut conn) = state.store.pool().acquire().await
+    if let Ok(mut conn) = state.store.acquire().await
         && let Ok(next) = crate::store::games::next_due(&mut conn).await
     {
         let now = state.clock.now_micros();

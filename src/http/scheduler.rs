@@ -76,7 +76,7 @@ pub async fn run(state: web::Data<AppState>) {
 /// How long to sleep with nothing due: until the next due work on a
 /// running clock, at most [`POLL`].
 async fn idle_wait(state: &AppState) -> Duration {
-    let next = match state.store.pool().acquire().await {
+    let next = match state.store.acquire().await {
         Ok(mut conn) => games::next_due(&mut conn).await.ok().flatten(),
         Err(_) => None,
     };
@@ -123,7 +123,7 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
     let backend = state.store.backend();
     for _ in 0..ATTEMPTS {
         let row = {
-            let mut conn = state.store.pool().acquire().await?;
+            let mut conn = state.store.acquire().await?;
             games::load(&mut conn, backend, id, false).await?
         };
         let Some(row) = row else { return Ok(false) };

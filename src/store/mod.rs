@@ -538,7 +538,9 @@ impl Store {
         self.postgres_url.as_ref().map(|url| url.expose())
     }
 
-    /// The pool, for reads outside a write transaction.
+    /// The pool itself, for the main runtime's store. A worker's store
+    /// hands out connections with [`Store::acquire`] only: its pool's
+    /// connections may all be on the worker's shelf, checked out.
     pub fn pool(&self) -> &AnyPool {
         &self.pool
     }
@@ -632,9 +634,10 @@ impl Store {
 
     /// Readiness: the database answers and every migration is applied.
     pub async fn ready(&self) -> Result<(), sqlx::Error> {
+        let mut conn = self.acquire().await?;
         let applied: i64 =
             sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations WHERE success = TRUE")
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *conn)
                 .await?;
         let expected = MIGRATOR.iter().count() as i64;
         if applied < expected {

@@ -381,7 +381,25 @@ async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db)
     assert_eq!(seats, [(2, "host")]);
 }
 
+/// A worker's idle connections wait on its shelf between requests, checked
+/// out of the pool: readiness must take one from there, not wait for the
+/// pool, all of whose connections may be on the shelf (CI found an instance
+/// not ready after a load run).
+async fn a_worker_whose_connections_are_all_shelved_is_still_ready(db: Db) {
+    let app = TestApp::spawn(db).await;
+    // Eight workers share 16 connections: two each.
+    let store = store_of(&app).await.for_worker(8);
+    let first = store.acquire().await.unwrap();
+    let second = store.acquire().await.unwrap();
+    drop((first, second));
+    tokio::time::timeout(Duration::from_secs(1), store.ready())
+        .await
+        .expect("ready without waiting for the pool")
+        .expect("ready");
+}
+
 on_both_databases!(
+    a_worker_whose_connections_are_all_shelved_is_still_ready,
     a_locked_read_that_waited_for_a_finished_deal_gets_every_record,
     a_read_with_and_without_the_lock_gives_the_same_seats,
     an_idempotency_answer_is_never_replayed_after_24_hours_even_before_cleanup,
