@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::change::{
     Caller, Event, SeatChange, change_game, etag, etag_listed, idempotency_key, json_answer,
-    refusal, remember, replay, request_hash, seated_player, view_json,
+    remember, replay, request_hash, seated_player, view_json,
 };
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson, SignedToken};
@@ -188,8 +188,11 @@ pub async fn create_game(
     .map_err(|e| ApiError::validation(format!("seat: {e}")))?;
     let mut bots = Vec::new();
     for wanted in body.bots.iter().flatten() {
+        // Every seat of a new table is named by this request, so a seat
+        // asked for twice (or more bots than seats) is a bad request, not a
+        // conflict with a table that does not exist yet.
         let (seat, bot) = seat_bot(&mut game, wanted.level, wanted.seat)
-            .map_err(|e| refusal(&game, caller.id, e))?;
+            .map_err(|e| ApiError::validation(format!("bots: {e}")))?;
         bots.push((seat.0, bot));
     }
     super::friends::assign_invite_code(&mut tx, &mut game).await?;

@@ -298,6 +298,31 @@ async fn a_person_plays_twenty_lot_rounds_with_six_basic_players(db: Db) {
     plays_twenty_potverteren_rounds_with_six_basic_players(db, "lot").await;
 }
 
+/// A new table's request names all its seats: one asked for twice is a bad
+/// request (422), and no table is made.
+async fn a_new_table_asking_a_seat_for_the_host_and_a_bot_is_refused(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    for body in [
+        json!({"game": "klaverjassen", "seat": 0, "bots": [{"seat": 0, "level": "basic"}]}),
+        json!({"game": "klaverjassen", "bots": [{"seat": 2, "level": "basic"}, {"seat": 2, "level": "basic"}]}),
+    ] {
+        let refused = app
+            .send(Method::POST, "/v1/games", Some(&anne.token), Some(body))
+            .await;
+        assert_eq!(
+            (refused.status, refused.code()),
+            (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+            "{}",
+            refused.body
+        );
+    }
+    let mine = app
+        .send(Method::GET, "/v1/players/me/games", Some(&anne.token), None)
+        .await;
+    assert_eq!(mine.body["items"], json!([]), "{}", mine.body);
+}
+
 async fn only_the_host_seats_and_removes_computer_players_before_the_start(db: Db) {
     let app = TestApp::spawn(db).await;
     let anne = app.player("Anne").await;
@@ -743,6 +768,7 @@ on_both_databases!(
     a_person_plays_a_whole_club_match_against_three_basic_players,
     a_person_plays_twenty_auction_rounds_with_six_basic_players,
     a_person_plays_twenty_lot_rounds_with_six_basic_players,
+    a_new_table_asking_a_seat_for_the_host_and_a_bot_is_refused,
     only_the_host_seats_and_removes_computer_players_before_the_start,
     table_options_out_of_range_are_refused,
     a_replayed_request_for_a_computer_player_answers_201_like_the_first,
