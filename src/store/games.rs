@@ -46,6 +46,22 @@ macro_rules! postgres_seats {
     };
 }
 
+/// What [`load_for`] reads of a game on Postgres, with or without the lock.
+macro_rules! postgres_read {
+    () => {
+        concat!(
+            "SELECT ",
+            game_columns!(),
+            ", ",
+            postgres_records!(),
+            ", ",
+            caller_token!(),
+            ", ",
+            postgres_seats!()
+        )
+    };
+}
+
 /// [`postgres_records`] in SQLite's words.
 macro_rules! sqlite_records {
     () => {
@@ -368,28 +384,11 @@ pub async fn load_for(
     // write lock from its BEGIN: no statement in it waits.)
     let query = match (lock, backend) {
         (true, Backend::Postgres) => concat!(
-            "SELECT ",
-            game_columns!(),
-            ", ",
-            postgres_records!(),
-            ", ",
-            caller_token!(),
-            ", ",
-            postgres_seats!(),
+            postgres_read!(),
             ", (SELECT g.version FROM games g WHERE g.id = games.id) AS snapshot_version \
              FROM games WHERE id = $1 FOR UPDATE"
         ),
-        (false, Backend::Postgres) => concat!(
-            "SELECT ",
-            game_columns!(),
-            ", ",
-            postgres_records!(),
-            ", ",
-            caller_token!(),
-            ", ",
-            postgres_seats!(),
-            " FROM games WHERE id = $1"
-        ),
+        (false, Backend::Postgres) => concat!(postgres_read!(), " FROM games WHERE id = $1"),
         (_, Backend::Sqlite) => concat!(
             "SELECT ",
             game_columns!(),
