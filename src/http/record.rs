@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::error::ApiError;
 use crate::bots::Level;
 use crate::store::games::GameRow;
-use crate::table::{Game, GameKind, SeatedPlayer, Status, TableOptions};
+use crate::table::{Game, GameKind, Rules, SeatedPlayer, Status, TableOptions};
 
 /// The automation state kept beside a game: away seats and the deadline.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
@@ -34,7 +34,7 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
     let rules = row
         .state
         .as_deref()
-        .map(serde_json::from_str)
+        .map(|live| Rules::from_stored(live, &row.records))
         .transpose()
         .map_err(|_| corrupt("state"))?;
     let mut seats = vec![None; usize::from(options.seat_count())];
@@ -85,10 +85,17 @@ pub fn system_rng() -> rand::rand_core::UnwrapErr<rand::rngs::SysRng> {
     rand::rand_core::UnwrapErr(rand::rngs::SysRng)
 }
 
-/// The row that stores `game` (seats are written separately).
-pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
-    let json =
-        |e: serde_json::Error| ApiError::Internal(format!("serialising game {}: {e}", game.id));
+/// The row that stores `game` (seats are written separately). The rules
+/// state's finished records are set aside while the rest is written
+/// (`Rules::to_stored`), hence `&mut`; the game is as it was after.
+pub fn game_to_row(game: &mut Game, created_at: i64) -> Result<GameRow, ApiError> {
+    let id = game.id;
+    let json = |e: serde_json::Error| ApiError::Internal(format!("serialising game {id}: {e}"));
+    let (state, records) = match game.rules.as_mut().map(Rules::to_stored).transpose() {
+        Ok(Some((live, records))) => (Some(live), records),
+        Ok(None) => (None, Vec::new()),
+        Err(e) => return Err(json(e)),
+    };
     Ok(GameRow {
         id: game.id,
         kind: game.kind.as_str().to_owned(),
@@ -96,12 +103,8 @@ pub fn game_to_row(game: &Game, created_at: i64) -> Result<GameRow, ApiError> {
         version: game.version,
         host_id: game.host,
         options: game.options_json().to_string(),
-        state: game
-            .rules
-            .as_ref()
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(json)?,
+        state,
+        records,
         fairness: Some(serde_json::to_string(&game.fairness).map_err(json)?),
         created_at,
         seats: Vec::new(),

@@ -40,6 +40,15 @@ impl<T: Serialize> Frozen<T> {
 }
 
 impl<T> Frozen<T> {
+    /// A record from the JSON it was stored as (checked to be JSON, parsed
+    /// as a `T` on first use).
+    pub fn from_json(json: String) -> Result<Frozen<T>, serde_json::Error> {
+        Ok(Frozen {
+            json: RawValue::from_string(json)?,
+            parsed: OnceLock::new(),
+        })
+    }
+
     /// The record's JSON, as stored and as served.
     pub fn json(&self) -> &str {
         self.json.get()
@@ -129,6 +138,66 @@ impl<'de, T> Deserialize<'de> for Frozen<T> {
             parsed: OnceLock::new(),
         })
     }
+}
+
+/// A game state that keeps finished records ([`Frozen`], in order): the
+/// store writes each of them once, when it is made, and the rest of the
+/// state on every change (src/store/layout.rs).
+pub trait FrozenRecords {
+    /// A finished record.
+    type Record;
+    /// The finished records, in order, for the store to set aside and put
+    /// back; nothing else changes them.
+    fn frozen_records(&mut self) -> &mut Vec<Frozen<Self::Record>>;
+}
+
+/// `game`'s JSON without its finished records, as `{"<kind>":{…}}` (the
+/// shape of the game's variant in the table's rules state), and each
+/// record's JSON in order. The records are set aside while the rest is
+/// written and are put back, their parsed values kept.
+pub fn to_stored<G: Serialize + FrozenRecords>(
+    kind: &str,
+    game: &mut G,
+) -> Result<(String, Vec<String>), serde_json::Error> {
+    let records = std::mem::take(game.frozen_records());
+    let inner = serde_json::to_string(game);
+    *game.frozen_records() = records;
+    let mut live = String::with_capacity(kind.len() + 5 + inner.as_ref().map_or(0, String::len));
+    live.push_str("{\"");
+    live.push_str(kind);
+    live.push_str("\":");
+    live.push_str(&inner?);
+    live.push('}');
+    let records = game
+        .frozen_records()
+        .iter()
+        .map(|record| record.json().to_owned())
+        .collect();
+    Ok((live, records))
+}
+
+/// Puts the finished records the store kept apart back into `game`, read
+/// from the rest of its state. A state stored whole (before the records
+/// were kept apart) comes with none apart; records in both places are
+/// refused.
+pub fn attach_records<G: FrozenRecords>(
+    game: &mut G,
+    records: &[String],
+) -> Result<(), serde_json::Error> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    let list = game.frozen_records();
+    if !list.is_empty() {
+        return Err(serde::de::Error::custom(
+            "finished records both in the state and kept apart",
+        ));
+    }
+    *list = records
+        .iter()
+        .map(|json| Frozen::from_json(json.clone()))
+        .collect::<Result<_, _>>()?;
+    Ok(())
 }
 
 #[cfg(test)]

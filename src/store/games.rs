@@ -85,8 +85,14 @@ pub struct GameRow {
     pub host_id: Uuid,
     /// The table options, JSON.
     pub options: String,
-    /// The rules state, JSON; `None` until the table is full.
+    /// The rules state without its finished records, JSON (layout.rs; a
+    /// row stored before the records were kept apart holds them here too);
+    /// `None` until the table is full.
     pub state: Option<String>,
+    /// The finished records (score-sheet rows, settled rounds), JSON each,
+    /// in order: read with the row, and written by [`insert`] and
+    /// [`update`] from the first the row does not hold yet.
+    pub records: Vec<String>,
     /// The secret fair-deal state (seed chains, seat seeds), JSON; `None`
     /// only in rows stored before fair deals.
     pub fairness: Option<String>,
@@ -125,7 +131,7 @@ pub struct Cursor {
 /// Stores a new game (its seats are added with [`add_seat`]).
 pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
     let now = now_micros();
-    let (state, records) = split_state(game.state.as_deref())?;
+    let records = &game.records;
     sqlx::query(
         "INSERT INTO games (id, kind, status, version, host_id, options, state, fairness, created_at, updated_at, automation, due_at, deals_stored) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
@@ -136,7 +142,7 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
     .bind(game.version)
     .bind(game.host_id.to_string())
     .bind(&game.options)
-    .bind(state)
+    .bind(game.state.as_deref())
     .bind(game.fairness.clone())
     .bind(game.created_at)
     .bind(now)
@@ -145,7 +151,7 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
     .bind(records.len() as i64)
     .execute(&mut *conn)
     .await?;
-    insert_records(conn, game.id, &records, 0).await
+    insert_records(conn, game.id, records, 0).await
 }
 
 /// Writes a game's status, version, state, automation and when work is due.
@@ -153,7 +159,7 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
 /// does not hold yet are added to `game_deals` (one row on the move that
 /// finishes a deal, all of them for a row still in the old layout).
 pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
-    let (state, records) = split_state(game.state.as_deref())?;
+    let records = &game.records;
     let stored = if records.is_empty() {
         0
     } else {
@@ -171,14 +177,14 @@ pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
         };
         stored_count(stored, records.len())?
     };
-    insert_records(conn, game.id, &records, stored).await?;
+    insert_records(conn, game.id, records, stored).await?;
     sqlx::query(
         "UPDATE games SET status = $1, version = $2, state = $3, fairness = $4, updated_at = $5, \
          automation = $6, due_at = $7, deals_stored = $8 WHERE id = $9",
     )
     .bind(&game.status)
     .bind(game.version)
-    .bind(state)
+    .bind(game.state.as_deref())
     .bind(game.fairness.clone())
     .bind(now_micros())
     .bind(game.automation.clone())
@@ -188,17 +194,6 @@ pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
     .execute(conn)
     .await?;
     Ok(())
-}
-
-/// The live part of a whole state and its finished records.
-fn split_state(state: Option<&str>) -> Result<(Option<String>, Vec<String>), sqlx::Error> {
-    match state {
-        None => Ok((None, Vec::new())),
-        Some(whole) => {
-            let split = layout::split(whole).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-            Ok((Some(split.live), split.records))
-        }
-    }
 }
 
 /// How many of `total` records are stored, checked: records are only ever
@@ -232,43 +227,41 @@ async fn insert_records(
     Ok(())
 }
 
-/// Puts a game's finished records back into its state, as loaded with
-/// `deals_stored` (None: a row of the old layout, whose state is whole).
+/// Reads a game's finished records into `game.records`, as loaded with
+/// `deals_stored` (None: a row of the old layout, whose state holds them).
+/// `read`: the records read in the row's own statement, if it read them.
 async fn complete(
     conn: &mut AnyConnection,
     game: &mut GameRow,
     deals_stored: Option<i64>,
     read: Option<&str>,
 ) -> Result<(), sqlx::Error> {
-    let (Some(count), Some(live)) = (deals_stored, game.state.as_deref()) else {
+    let (Some(count), Some(_)) = (deals_stored, game.state.as_deref()) else {
         return Ok(());
     };
+    if count == 0 {
+        return Ok(());
+    }
     if let Some(read) = read {
-        let records: Vec<&str> = read.split(RECORD_SEPARATOR).collect();
+        let records: Vec<String> = read.split(RECORD_SEPARATOR).map(str::to_owned).collect();
         // All of them: `load_for` passes none it read in another snapshot
         // than the row's; counted anyway, since a missing one would be
         // lost from the state for good at the next write.
         if records.len() as i64 == count {
-            let whole =
-                layout::join_parts(live, &records).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-            game.state = Some(whole);
+            game.records = records;
             return Ok(());
         }
     }
-    let records: Vec<String> = if count > 0 {
-        // Up to the count read with the row: a read outside a transaction
-        // may see a deal finished since (records are only ever added, and
-        // never change once written).
-        sqlx::query_scalar(
-            "SELECT record FROM game_deals WHERE game_id = $1 AND number <= $2 ORDER BY number",
-        )
-        .bind(game.id.to_string())
-        .bind(count)
-        .fetch_all(&mut *conn)
-        .await?
-    } else {
-        Vec::new()
-    };
+    // Up to the count read with the row: a read outside a transaction may
+    // see a deal finished since (records are only ever added, and never
+    // change once written).
+    let records: Vec<String> = sqlx::query_scalar(
+        "SELECT record FROM game_deals WHERE game_id = $1 AND number <= $2 ORDER BY number",
+    )
+    .bind(game.id.to_string())
+    .bind(count)
+    .fetch_all(&mut *conn)
+    .await?;
     if records.len() as i64 != count {
         return Err(sqlx::Error::Protocol(format!(
             "game {}: {count} finished records expected, {} stored",
@@ -276,8 +269,7 @@ async fn complete(
             records.len()
         )));
     }
-    let whole = layout::join_parts(live, &records).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-    game.state = Some(whole);
+    game.records = records;
     Ok(())
 }
 
@@ -302,7 +294,11 @@ pub async fn split_old_row(
     else {
         return Ok(false);
     };
-    let (state, records) = split_state(state.as_deref())?;
+    let (state, records) = match state.as_deref().map(layout::split).transpose() {
+        Ok(Some(split)) => (Some(split.live), split.records),
+        Ok(None) => (None, Vec::new()),
+        Err(e) => return Err(sqlx::Error::Encode(Box::new(e))),
+    };
     insert_records(conn, parse_uuid(id.to_owned())?, &records, 0).await?;
     sqlx::query("UPDATE games SET state = $1, deals_stored = $2 WHERE id = $3")
         .bind(state)
@@ -564,6 +560,7 @@ fn game_from(row: &sqlx::any::AnyRow) -> Result<GameRow, sqlx::Error> {
         automation: row.try_get("automation")?,
         due_at: row.try_get("due_at")?,
         deals_stored: None,
+        records: Vec::new(),
     })
 }
 

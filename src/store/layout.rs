@@ -3,12 +3,13 @@
 //! their history, Potverteren settled rounds) one row each in `game_deals`,
 //! written once by the move that finished them.
 //!
-//! The rules state keeps its serde shape (`{"klaverjassen": {…, "sheet":
-//! [...]}}`, `{"potverteren": {…, "history": [...]}}`); the store cuts the
-//! records' array out of it when writing and puts it back when reading, so
-//! the rest of the service sees the whole state as before. Rows stored by
-//! earlier releases hold the whole state (`games.deals_stored` NULL) and
-//! are read as they are until they are split.
+//! The rules state writes itself in these two parts and reads itself back
+//! from them (`Rules::to_stored`, `Rules::from_stored`): its serde shape
+//! (`{"klaverjassen": {…, "sheet": [...]}}`, `{"potverteren": {…,
+//! "history": [...]}}`) without the records' array, and each record's JSON.
+//! Rows stored by earlier releases hold the whole state (`games.deals_stored`
+//! NULL): they are read as they are, and [`split`] cuts them in two when the
+//! service starts (`Store::split_old_layout`).
 
 use std::collections::BTreeMap;
 
@@ -60,49 +61,26 @@ pub fn split(state: &str) -> Result<Split, serde_json::Error> {
     })
 }
 
-/// The whole rules state from its live part (as [`split`] wrote it) and its
-/// finished records in order.
-pub fn join(live: &str, records: &[String]) -> Result<String, serde_json::Error> {
-    join_parts(live, records)
-}
-
-/// [`join`] for records borrowed from wherever they were read.
-pub fn join_parts(live: &str, records: &[impl AsRef<str>]) -> Result<String, serde_json::Error> {
-    let unreadable = || serde::de::Error::custom("the live state is not as the store wrote it");
-    let kind = live
-        .strip_prefix("{\"")
-        .and_then(|rest| rest.split_once('"'))
-        .map(|(kind, _)| kind)
-        .ok_or_else(unreadable)?;
-    let Some(key) = records_key(kind) else {
-        return Ok(live.to_owned());
-    };
-    // `split` wrote `{"<kind>":{…}}` compactly: the records go in before
-    // the inner object's closing brace.
-    let body = live.strip_suffix("}}").ok_or_else(unreadable)?;
-    let size = records.iter().map(|r| r.as_ref().len() + 1).sum::<usize>();
-    let mut whole = String::with_capacity(live.len() + key.len() + size + 8);
-    whole.push_str(body);
-    if !body.ends_with('{') {
-        whole.push(',');
-    }
-    whole.push('"');
-    whole.push_str(key);
-    whole.push_str("\":[");
-    for (i, record) in records.iter().enumerate() {
-        if i > 0 {
-            whole.push(',');
-        }
-        whole.push_str(record.as_ref());
-    }
-    whole.push_str("]}}");
-    Ok(whole)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::{Value, json};
+
+    /// The whole state again, as the rules state reads it from its parts.
+    fn join(live: &str, records: &[String]) -> Result<String, serde_json::Error> {
+        let mut whole: BTreeMap<String, BTreeMap<String, Value>> = serde_json::from_str(live)?;
+        let Some((kind, inner)) = whole.iter_mut().next() else {
+            return Err(serde::de::Error::custom("not one game"));
+        };
+        if let Some(key) = records_key(kind) {
+            let records = records
+                .iter()
+                .map(|r| serde_json::from_str(r))
+                .collect::<Result<Vec<Value>, _>>()?;
+            inner.insert(key.to_owned(), Value::Array(records));
+        }
+        serde_json::to_string(&whole)
+    }
 
     fn parsed(text: &str) -> Value {
         serde_json::from_str(text).unwrap()

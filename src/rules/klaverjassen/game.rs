@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::rules::cards::{Card, Suit};
 use crate::rules::fairness::Randomness;
-use crate::rules::frozen::Frozen;
+use crate::rules::frozen::{Frozen, FrozenRecords};
 use crate::rules::{Action, Awaiting, Seat};
 
 use super::cardset::CardSet;
@@ -172,8 +172,19 @@ pub struct Match {
     pub(super) dealer: Seat,
     pub(super) phase: Phase,
     pub(super) deal: DealState,
+    /// Left out when empty: the store keeps the rows apart and writes the
+    /// rest without them (`FrozenRecords`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) sheet: Vec<Frozen<DealRecord>>,
     pub(super) totals: ByTeam<i32>,
+}
+
+impl FrozenRecords for Match {
+    type Record = DealRecord;
+
+    fn frozen_records(&mut self) -> &mut Vec<Frozen<DealRecord>> {
+        &mut self.sheet
+    }
 }
 
 fn bit(seat: Seat) -> u8 {

@@ -11,7 +11,7 @@ use super::moves::{MAX_BID, Move, MoveError};
 use super::options::{Options, Variant};
 use super::settlement::{PotParts, RevealedHand, RoundResult, settle};
 use crate::rules::fairness::Randomness;
-use crate::rules::frozen::Frozen;
+use crate::rules::frozen::{Frozen, FrozenRecords};
 use crate::rules::{Action, Awaiting, Seat};
 
 /// A Potverteren table, from the moment it is full until the host ends it.
@@ -32,7 +32,18 @@ pub struct Table {
     pub(super) previous_pothouder: Option<Seat>,
     /// Balances and pot as the round in progress began.
     pub(super) round_start: RoundStart,
+    /// Left out when empty: the store keeps the settled rounds apart and
+    /// writes the rest without them (`FrozenRecords`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) history: Vec<Frozen<RoundResult>>,
+}
+
+impl FrozenRecords for Table {
+    type Record = RoundResult;
+
+    fn frozen_records(&mut self) -> &mut Vec<Frozen<RoundResult>> {
+        &mut self.history
+    }
 }
 
 /// What the table is doing.
