@@ -2,6 +2,9 @@
 //! tokens of an external identity provider (RS256/ES256), whose `sub` maps to
 //! a player of ours.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{
     Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, decode_header, encode,
@@ -66,13 +69,32 @@ struct Claims {
     generation: Option<i64>,
 }
 
+/// Seconds a token is still accepted past its `exp` (clock skew).
+const LEEWAY: u64 = 5;
+
+/// How many verified tokens [`Tokens`] remembers; when full it forgets
+/// them all and starts again (a token is verified again at most once per
+/// fill, and the memory stays bounded: about 300 bytes an entry).
+const VERIFIED_MAX: usize = 4096;
+
 /// Issues and verifies tokens.
 #[derive(Clone)]
 pub struct Tokens {
     encoding: EncodingKey,
     decoding: DecodingKey,
+    /// The checks of our own HS256 tokens, built once.
+    ours: Validation,
+    /// The first segment (the encoded header) of every token we issue,
+    /// with its dot: a token that starts with it needs no header parse.
+    our_header: String,
     ttl: chrono::Duration,
     external: Option<(DecodingKey, Validation)>,
+    /// Tokens of ours that passed every check, with who they name and
+    /// their `exp`. A token is the same text each time a client sends it,
+    /// so its signature and claims need checking once; only its expiry is
+    /// checked again. Whether it was signed out is the store's question,
+    /// asked on every request (`players.token_generation`).
+    verified: Arc<Mutex<HashMap<String, (Identity, i64)>>>,
 }
 
 impl Tokens {
@@ -95,15 +117,29 @@ impl Tokens {
                 // Without this a token that leaves `aud` or `iss` out passes:
                 // jsonwebtoken only checks the claims that are present.
                 validation.set_required_spec_claims(&["exp", "sub", "iss", "aud"]);
-                validation.leeway = 5;
+                validation.leeway = LEEWAY;
                 Ok::<_, jsonwebtoken::errors::Error>((key, validation))
             })
             .transpose()?;
+        let encoding = EncodingKey::from_secret(secret.expose().as_bytes())?;
+        let mut ours = Validation::new(Algorithm::HS256);
+        ours.set_issuer(&[ISSUER]);
+        ours.set_required_spec_claims(&["exp", "sub", "iss"]);
+        ours.leeway = LEEWAY;
+        let sample = encode(&Header::new(Algorithm::HS256), &(), &encoding)?;
+        let our_header = sample
+            .split_inclusive('.')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
         Ok(Tokens {
-            encoding: EncodingKey::from_secret(secret.expose().as_bytes())?,
+            encoding,
             decoding: DecodingKey::from_secret(secret.expose().as_bytes())?,
+            ours,
+            our_header,
             ttl: chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::days(30)),
             external,
+            verified: Arc::default(),
         })
     }
 
@@ -131,19 +167,22 @@ impl Tokens {
     /// Who `token` speaks for. Only HS256 tokens of ours, or the external
     /// provider's algorithm when configured, are accepted (never `alg: none`).
     pub fn verify(&self, token: &str) -> Result<Identity, TokenError> {
-        let header = decode_header(token).map_err(|_| TokenError::Invalid)?;
-        if header.alg == Algorithm::HS256 {
-            let mut validation = Validation::new(Algorithm::HS256);
-            validation.set_issuer(&[ISSUER]);
-            validation.set_required_spec_claims(&["exp", "sub", "iss"]);
-            validation.leeway = 5;
-            let claims = decode::<Claims>(token, &self.decoding, &validation)
+        let now = Utc::now().timestamp();
+        if let Some(identity) = self.remembered(token, now) {
+            return Ok(identity);
+        }
+        let ours = token.starts_with(&self.our_header)
+            || decode_header(token).map_err(|_| TokenError::Invalid)?.alg == Algorithm::HS256;
+        if ours {
+            let claims = decode::<Claims>(token, &self.decoding, &self.ours)
                 .map_err(classify)?
                 .claims;
             let generation = claims.generation.unwrap_or(0);
-            return Uuid::parse_str(&claims.sub)
+            let identity = Uuid::parse_str(&claims.sub)
                 .map(|id| Identity::Player { id, generation })
-                .map_err(|_| TokenError::Invalid);
+                .map_err(|_| TokenError::Invalid)?;
+            self.remember(token, &identity, claims.exp);
+            return Ok(identity);
         }
         let Some((key, validation)) = &self.external else {
             return Err(TokenError::Invalid);
@@ -156,6 +195,24 @@ impl Tokens {
             subject: claims.sub,
             name,
         })
+    }
+}
+
+impl Tokens {
+    /// Who `token` names, if it passed every check before and has not
+    /// expired at `now` (Unix seconds), with the same leeway as the check.
+    fn remembered(&self, token: &str, now: i64) -> Option<Identity> {
+        let verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+        let (identity, exp) = verified.get(token)?;
+        (*exp >= now - LEEWAY as i64).then(|| identity.clone())
+    }
+
+    fn remember(&self, token: &str, identity: &Identity, exp: i64) {
+        let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+        if verified.len() >= VERIFIED_MAX {
+            verified.clear();
+        }
+        verified.insert(token.to_owned(), (identity.clone(), exp));
     }
 }
 
@@ -193,6 +250,46 @@ mod tests {
         assert_eq!(
             tokens().verify(&token),
             Ok(Identity::Player { id, generation: 3 })
+        );
+    }
+
+    #[test]
+    fn a_token_verified_before_is_refused_once_it_expires() {
+        let tokens = tokens();
+        let id = Uuid::new_v4();
+        let (token, expires_at) = tokens.issue(id, 0, Utc::now());
+        assert!(tokens.verify(&token).is_ok());
+        let exp = expires_at.timestamp();
+        let leeway = LEEWAY as i64;
+        assert!(tokens.remembered(&token, exp + leeway).is_some());
+        assert_eq!(tokens.remembered(&token, exp + leeway + 1), None);
+        // Only tokens that passed are remembered.
+        let forged = format!("{token}x");
+        assert_eq!(tokens.verify(&forged), Err(TokenError::Invalid));
+        assert_eq!(tokens.remembered(&forged, 0), None);
+    }
+
+    #[test]
+    fn a_token_of_another_header_is_still_read_by_its_algorithm() {
+        // Our header segment is recognised without a parse; a token whose
+        // header says HS256 in other words is checked the long way.
+        let tokens = tokens();
+        let id = Uuid::new_v4();
+        let claims = Claims {
+            sub: id.to_string(),
+            name: None,
+            iat: Utc::now().timestamp(),
+            exp: Utc::now().timestamp() + 60,
+            iss: ISSUER.to_owned(),
+            generation: Some(2),
+        };
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some("k1".into());
+        let token = encode(&header, &claims, &tokens.encoding).unwrap();
+        assert!(!token.starts_with(&tokens.our_header));
+        assert_eq!(
+            tokens.verify(&token),
+            Ok(Identity::Player { id, generation: 2 })
         );
     }
 
