@@ -324,7 +324,6 @@ pub async fn record_change(
     let mut row = game_to_row(game, created_at)?;
     row.due_at = due_at;
     row.deals_stored = loaded.deals_stored;
-    games::update(tx, &row).await?;
     match event.seat_change {
         Some(SeatChange::Took(seat)) => {
             if let Some(player) = player {
@@ -339,23 +338,23 @@ pub async fn record_change(
         }
         None => {}
     }
-    // On Postgres the event's statement also announces the change.
-    let announce = (state.store.backend() == Backend::Postgres).then_some(due_at);
-    crate::store::events::append_announcing(
-        tx,
-        game.id,
-        &EventRow {
-            seq: game.version,
-            player_id: player,
-            seat: event.seat,
-            kind: event.kind.to_owned(),
-            payload: event.payload.to_string(),
-            created_at: 0,
-            actor: actor.map(str::to_owned),
-        },
-        announce,
-    )
-    .await?;
+    let event = EventRow {
+        seq: game.version,
+        player_id: player,
+        seat: event.seat,
+        kind: event.kind.to_owned(),
+        payload: event.payload.to_string(),
+        created_at: 0,
+        actor: actor.map(str::to_owned),
+    };
+    if state.store.backend() == Backend::Postgres {
+        // The game's row, the event and the change's announcement in one
+        // statement.
+        games::update_announcing(tx, &row, &event, due_at).await?;
+    } else {
+        games::update(tx, &row).await?;
+        crate::store::events::append(tx, game.id, &event).await?;
+    }
     super::friends::after_change(tx, state.store.backend(), game).await?;
     Ok(due_at)
 }

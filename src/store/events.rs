@@ -25,41 +25,31 @@ pub struct EventRow {
     pub actor: Option<String>,
 }
 
-/// Appends an event.
+/// Appends an event. On Postgres a change's event goes in with the game's
+/// row and the change's announcement (`games::update_announcing`).
 pub async fn append(
     conn: &mut AnyConnection,
     game: Uuid,
     event: &EventRow,
 ) -> Result<(), sqlx::Error> {
-    append_announcing(conn, game, event, None).await
+    let insert = sqlx::query(
+        "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    );
+    bind_fields(insert.bind(game.to_string()), event)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
-/// [`append`], and with `due_at` (Postgres only), in the same statement,
-/// the change's announcement to every instance ([`super::listen`]: the game
-/// reached the event's version, with automatic work due at `due_at`), which
-/// Postgres delivers when the transaction commits. One round trip for both.
-pub async fn append_announcing(
-    conn: &mut AnyConnection,
-    game: Uuid,
-    event: &EventRow,
-    announce: Option<Option<i64>>,
-) -> Result<(), sqlx::Error> {
-    macro_rules! insert {
-        () => {
-            "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-        };
-    }
-    let statement = match announce {
-        None => insert!(),
-        Some(_) => concat!(
-            "WITH appended AS (",
-            insert!(),
-            " RETURNING seq) SELECT pg_notify($9, $10) FROM appended"
-        ),
-    };
-    let query = sqlx::query(statement)
-        .bind(game.to_string())
+/// Binds `event`'s fields after the game's id, in the columns' order of the
+/// insert: `seq`, `player_id`, `seat`, `kind`, `payload`, `created_at`
+/// (now if 0), `actor`.
+pub(super) fn bind_fields<'q>(
+    query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    event: &'q EventRow,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    query
         .bind(event.seq)
         .bind(event.player_id.map(|p| p.to_string()))
         .bind(event.seat.map(i64::from))
@@ -70,15 +60,7 @@ pub async fn append_announcing(
         } else {
             event.created_at
         })
-        .bind(event.actor.clone());
-    let query = match announce {
-        Some(due_at) => query
-            .bind(super::listen::CHANNEL)
-            .bind(super::listen::payload(game, event.seq, due_at)),
-        None => query,
-    };
-    query.execute(conn).await?;
-    Ok(())
+        .bind(event.actor.clone())
 }
 
 /// The events after `after`, oldest first, at most `limit`.

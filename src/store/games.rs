@@ -3,9 +3,9 @@
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
-use super::layout;
 use super::players::{PlayerRow, parse_uuid, player_from};
 use super::{Backend, now_micros};
+use super::{events, layout};
 
 /// The `games` columns [`game_from`] reads, for the queries that read a
 /// whole row.
@@ -154,46 +154,99 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
     insert_records(conn, game.id, records, 0).await
 }
 
+/// The `UPDATE` of [`update`]: `$1` to `$8` the fields, `$9` the id.
+macro_rules! update_game {
+    () => {
+        "UPDATE games SET status = $1, version = $2, state = $3, fairness = $4, updated_at = $5, \
+         automation = $6, due_at = $7, deals_stored = $8 WHERE id = $9"
+    };
+}
+
 /// Writes a game's status, version, state, automation and when work is due.
 /// Only the live part of the state is rewritten; finished records the row
 /// does not hold yet are added to `game_deals` (one row on the move that
 /// finishes a deal, all of them for a row still in the old layout).
 pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
-    let records = &game.records;
-    let stored = if records.is_empty() {
-        0
-    } else {
-        // Known from the locked load in the same transaction, so nothing
-        // can have added a record since; read only when not known.
-        let stored = match game.deals_stored {
-            Some(stored) => stored,
-            None => {
-                sqlx::query_scalar::<_, Option<i64>>("SELECT deals_stored FROM games WHERE id = $1")
-                    .bind(game.id.to_string())
-                    .fetch_one(&mut *conn)
-                    .await?
-                    .unwrap_or(0)
-            }
-        };
-        stored_count(stored, records.len())?
-    };
-    insert_records(conn, game.id, records, stored).await?;
-    sqlx::query(
-        "UPDATE games SET status = $1, version = $2, state = $3, fairness = $4, updated_at = $5, \
-         automation = $6, due_at = $7, deals_stored = $8 WHERE id = $9",
-    )
-    .bind(&game.status)
-    .bind(game.version)
-    .bind(game.state.as_deref())
-    .bind(game.fairness.clone())
-    .bind(now_micros())
-    .bind(game.automation.clone())
-    .bind(game.due_at)
-    .bind(records.len() as i64)
-    .bind(game.id.to_string())
-    .execute(conn)
-    .await?;
+    let records = add_records(conn, game).await?;
+    bind_update(sqlx::query(update_game!()), game, records)
+        .execute(conn)
+        .await?;
     Ok(())
+}
+
+/// [`update`] and the change's `event` in one statement, with the change's
+/// announcement to every instance (`listen`: the game reached the event's
+/// version, with automatic work due at `due_at`), which Postgres delivers
+/// at the commit. Postgres only (a data-modifying `WITH`); one round trip
+/// where [`update`] and `events::append` take two.
+pub async fn update_announcing(
+    conn: &mut AnyConnection,
+    game: &GameRow,
+    event: &events::EventRow,
+    due_at: Option<i64>,
+) -> Result<(), sqlx::Error> {
+    let records = add_records(conn, game).await?;
+    let statement = concat!(
+        "WITH updated AS (",
+        update_game!(),
+        " RETURNING id), appended AS (",
+        "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor) ",
+        "SELECT id, $10, $11, $12, $13, $14, $15, $16 FROM updated RETURNING seq) ",
+        "SELECT pg_notify($17, $18) FROM appended"
+    );
+    let query = bind_update(sqlx::query(statement), game, records);
+    let announced = events::bind_fields(query, event)
+        .bind(super::listen::CHANNEL)
+        .bind(super::listen::payload(game.id, event.seq, due_at))
+        .fetch_optional(conn)
+        .await?;
+    match announced {
+        Some(_) => Ok(()),
+        // The row is locked by the transaction's read, so it is there.
+        None => Err(sqlx::Error::RowNotFound),
+    }
+}
+
+/// Adds the finished records `game_deals` does not hold yet; returns how
+/// many the game has.
+async fn add_records(conn: &mut AnyConnection, game: &GameRow) -> Result<usize, sqlx::Error> {
+    let records = &game.records;
+    if records.is_empty() {
+        return Ok(0);
+    }
+    // Known from the locked load in the same transaction, so nothing can
+    // have added a record since; read only when not known.
+    let stored = match game.deals_stored {
+        Some(stored) => stored,
+        None => {
+            sqlx::query_scalar::<_, Option<i64>>("SELECT deals_stored FROM games WHERE id = $1")
+                .bind(game.id.to_string())
+                .fetch_one(&mut *conn)
+                .await?
+                .unwrap_or(0)
+        }
+    };
+    let stored = stored_count(stored, records.len())?;
+    insert_records(conn, game.id, records, stored).await?;
+    Ok(records.len())
+}
+
+/// Binds the fields of [`update_game`], `$1` to `$9`.
+fn bind_update<'q>(
+    query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    game: &'q GameRow,
+    records: usize,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    query
+        .bind(&game.status)
+        .bind(game.version)
+        .bind(game.state.as_deref())
+        .bind(game.fairness.clone())
+        .bind(now_micros())
+        .bind(game.automation.clone())
+        .bind(game.due_at)
+        .bind(records as i64)
+        .bind(game.id.to_string())
 }
 
 /// How many of `total` records are stored, checked: records are only ever
