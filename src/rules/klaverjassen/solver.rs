@@ -1087,19 +1087,13 @@ impl Solver {
                 self.prefetch(key);
             }
             if self.techniques.bounds {
-                let roem = roem_bound(&state.hands, trump);
-                let most = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK + roem;
+                let points = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
                 // What the rest adds to team A's lead lies between these,
-                // given the points each team is sure to take.
+                // given the points each team is sure to take and at most
+                // `roem` roem still to come.
                 let (sure, holder) = self.sure(state);
-                let (least, most) = (2 * sure[0] - most, most - 2 * sure[1]);
                 let defending = if self.playing == Team::A { 1 } else { 0 };
                 let extra = if NAT {
-                    if budget >= roem {
-                        // No roem can exceed the budget any more.
-                        let kept = self.kept(0);
-                        return kept + if kept > 0 { least } else { most };
-                    }
                     if budget >= 0 { KEPT } else { 0 }
                 } else if pit_open && holder != Some(defending) {
                     // Pit stays possible unless the defenders are sure of
@@ -1108,16 +1102,38 @@ impl Solver {
                 } else {
                     0
                 };
-                let (lower, upper) = if self.playing == Team::A {
-                    (least, most + extra)
-                } else {
-                    (least - extra, most)
+                let bounds = |roem: i32| {
+                    let (least, most) = (2 * sure[0] - points - roem, points + roem - 2 * sure[1]);
+                    if self.playing == Team::A {
+                        (least, most + extra)
+                    } else {
+                        (least - extra, most)
+                    }
                 };
-                if lower >= beta {
-                    return lower;
-                }
-                if upper <= alpha {
-                    return upper;
+                // Roem to come only widens the bounds: with none they are
+                // the tightest they can be, so when even those cannot cut
+                // (most nodes), the roem bound is not worked out. The nat
+                // search needs it while its budget lasts.
+                let (lower, upper) = bounds(0);
+                if (NAT && budget >= 0) || lower >= beta || upper <= alpha {
+                    let roem = roem_bound(&state.hands, trump);
+                    if NAT && budget >= roem {
+                        // No roem can exceed the budget any more.
+                        let kept = self.kept(0);
+                        return kept
+                            + if kept > 0 {
+                                2 * sure[0] - points - roem
+                            } else {
+                                points + roem - 2 * sure[1]
+                            };
+                    }
+                    let (lower, upper) = bounds(roem);
+                    if lower >= beta {
+                        return lower;
+                    }
+                    if upper <= alpha {
+                        return upper;
+                    }
                 }
             }
             if use_table {
