@@ -6,7 +6,8 @@
 //! 1,000 random deals and trumps (median, 99th percentile, maximum, nodes per
 //! second), then the strong player's decision time at its default budget
 //! over 10,000 random positions (`STRONG_POSITIONS=N` for another count;
-//! `SOLVER_DEALS=N` for the deal count; `SOLVER_RELATIVE=0` turns the
+//! `SOLVER_DEALS=N` for the deal count; `SOLVER_ROWS=value` or `=every` for
+//! one row only; `SOLVER_RELATIVE=0` turns the
 //! rest-of-deal search off; `SOLVER_EXTRAS=N` sets the solver's newer
 //! techniques, `Solver::EXTRA_*` or-ed), then criterion's figures.
 
@@ -64,8 +65,20 @@ fn distribution() {
     {
         solver.set_extras(flags);
     }
+    // SOLVER_ROWS=value or =every: one row only (for CPU time per row).
+    let rows = std::env::var("SOLVER_ROWS").unwrap_or_default();
     for (label, every_card) in [("value", false), ("every card", true)] {
+        if (rows == "value" && every_card) || (rows == "every" && !every_card) {
+            // The same deals for the other row as in a run of both.
+            for _ in 0..deals {
+                first_lead(&mut rng);
+            }
+            continue;
+        }
         let mut times = Vec::with_capacity(deals);
+        // Nodes per deal: exact, so their distribution compares two
+        // versions on a loaded machine, where the times do not.
+        let mut deal_nodes = Vec::with_capacity(deals);
         // Every value found, folded into one number: two versions of the
         // solver must print the same checksum (values never change).
         let mut checksum = 0u64;
@@ -74,6 +87,7 @@ fn distribution() {
         let started = Instant::now();
         for _ in 0..deals {
             let position = first_lead(&mut rng);
+            let nodes_at = solver.nodes();
             let start = Instant::now();
             if every_card {
                 let solution = black_box(solver.solve(&position));
@@ -85,9 +99,11 @@ fn distribution() {
                 times.push(start.elapsed().as_secs_f64() * 1e3);
                 fold(value);
             }
+            deal_nodes.push((solver.nodes() - nodes_at) as f64);
         }
         let total = started.elapsed().as_secs_f64();
         times.sort_by(f64::total_cmp);
+        deal_nodes.sort_by(f64::total_cmp);
         let nodes = solver.nodes() - nodes_before;
         println!(
             "solver, whole deal from the first lead ({label}), {deals} deals: median {:.3} ms, p99 {:.3} ms, max {:.3} ms, {:.1} M nodes/s, {:.0} nodes per deal, values checksum {checksum:016x}",
@@ -96,6 +112,12 @@ fn distribution() {
             times[times.len() - 1],
             nodes as f64 / total / 1e6,
             nodes as f64 / deals as f64,
+        );
+        println!(
+            "solver ({label}), nodes per deal: median {:.0}, p99 {:.0}, max {:.0}",
+            percentile(&deal_nodes, 0.5),
+            percentile(&deal_nodes, 0.99),
+            deal_nodes[deal_nodes.len() - 1],
         );
     }
 }

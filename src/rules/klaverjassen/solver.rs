@@ -475,6 +475,10 @@ pub struct Solver {
     killers: [u8; 33],
     /// Switches for the newer techniques ([`Solver::set_extras`]).
     extras: u32,
+    /// While the first guess is estimated: the rest and nat searches stop
+    /// at a trick's start with at most this many cards still out and
+    /// return an estimate there (0: never, the exact search).
+    horizon: u32,
 }
 
 impl Default for Solver {
@@ -495,10 +499,24 @@ impl Solver {
     pub const EXTRA_SMALL_NO_TABLE: u32 = 4;
     /// Switch: a table of 2^20 entries (16 MiB) instead of 2^18 (4 MiB).
     pub const EXTRA_BIG_TABLE: u32 = 8;
-    /// The switches a new solver starts with: buckets and killers, which
-    /// cut nodes and time; not the others, which cost time on the bench
-    /// (docs/benchmarks.md).
-    pub const EXTRA_DEFAULT: u32 = Solver::EXTRA_BUCKETS | Solver::EXTRA_KILLERS;
+    /// Switch: MTD(f)'s first guess from a shallow search (the first
+    /// three tricks searched, the rest estimated) instead of 0.
+    pub const EXTRA_GUESS: u32 = 16;
+    /// The switches a new solver starts with: buckets, killers and the
+    /// shallow first guess, which cut nodes and time; not the others,
+    /// which cost time on the bench (docs/benchmarks.md).
+    pub const EXTRA_DEFAULT: u32 =
+        Solver::EXTRA_BUCKETS | Solver::EXTRA_KILLERS | Solver::EXTRA_GUESS;
+
+    /// The shallow search behind the first guess stops at a trick's start
+    /// with this many cards still out (after three tricks).
+    const GUESS_HORIZON: u32 = 20;
+    /// How far below the shallow search's value (in the playing team's
+    /// terms) the first guess lies when that value is not nat: MTD(f)
+    /// climbs up from a guess below the value with cheap probes, but a
+    /// guess above it costs failing probes, the expensive kind
+    /// (docs/benchmarks.md, step 7).
+    const GUESS_BELOW: i32 = 70;
 
     /// A solver with the default table (2^18 entries, 4 MiB).
     pub fn new() -> Solver {
@@ -525,6 +543,7 @@ impl Solver {
             trumps: [0; 8],
             killers: [0xFF; 33],
             extras: Solver::EXTRA_DEFAULT,
+            horizon: 0,
         }
     }
 
@@ -571,11 +590,7 @@ impl Solver {
         });
         self.killers = [0xFF; 33];
         self.playing = position.playing_team;
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.table.fill(Entry::default());
-            self.generation = 1;
-        }
+        self.new_generation();
         self.stop_at = self.nodes.saturating_add(limits.nodes);
         self.deadline = limits.deadline;
         self.clock_at = if limits.deadline.is_some() {
@@ -584,6 +599,41 @@ impl Solver {
             u64::MAX
         };
         self.aborted = false;
+    }
+
+    /// Starts a new table generation: every entry stored so far counts as
+    /// an earlier solve's (never read, replaced first).
+    fn new_generation(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.table.fill(Entry::default());
+            self.generation = 1;
+        }
+    }
+
+    /// MTD(f)'s first guess for `state`. With [`Solver::EXTRA_GUESS`]: the
+    /// value of a shallow search (MTD(f) on the rest and nat searches cut
+    /// off after three tricks, where the card points of the sure trumps
+    /// stand for the rest), lowered by [`Solver::GUESS_BELOW`] in the
+    /// playing team's terms when it is not nat. Its table entries are not
+    /// exact values, so a new table generation starts after it. Else 0.
+    fn first_guess(&mut self, state: &State) -> i32 {
+        if self.extras & Solver::EXTRA_GUESS == 0
+            || !self.techniques.relative
+            || state.remaining().count_ones() <= Solver::GUESS_HORIZON
+        {
+            return 0;
+        }
+        self.horizon = Solver::GUESS_HORIZON;
+        let estimate = self.mtdf(state, 0);
+        self.horizon = 0;
+        self.new_generation();
+        let sign = self.sign();
+        if sign * estimate > 0 {
+            estimate - sign * Solver::GUESS_BELOW
+        } else {
+            estimate
+        }
     }
 
     /// Whether the solve in progress must give up (its limits are reached).
@@ -617,7 +667,8 @@ impl Solver {
     pub fn value_within(&mut self, position: &Position, limits: Limits) -> Option<i32> {
         self.start(position, limits);
         let state = State::from_position(position);
-        let value = self.mtdf(&state, 0);
+        let guess = self.first_guess(&state);
+        let value = self.mtdf(&state, guess);
         (!self.aborted).then_some(value)
     }
 
@@ -637,18 +688,22 @@ impl Solver {
         let legal = state.legal(self.trump);
         let mut values = [0i32; 32];
         let mut best = if maximising { -INF } else { INF };
-        let mut guess = 0;
+        let mut guess = None;
         let mut moves = [0u8; 8];
         let count = self.moves(&state, legal, None, &mut moves);
         for &index in &moves[..count] {
             let mut child = state;
             child.play(u32::from(index), self.trump);
             self.nodes += 1;
-            let value = self.mtdf(&child, guess);
+            let start = match guess {
+                Some(previous) => previous,
+                None => self.first_guess(&child),
+            };
+            let value = self.mtdf(&child, start);
             if self.aborted {
                 return None;
             }
-            guess = value;
+            guess = Some(value);
             for member in self.group_of(&state, legal, u32::from(index)) {
                 values[member as usize] = value;
             }
@@ -1001,6 +1056,12 @@ impl Solver {
                     self.pit_bonus(pit_open)
                 };
             }
+            if remaining.count_ones() <= self.horizon {
+                // The shallow search behind the first guess: the sure
+                // trumps' points stand for the rest, and no more roem.
+                let (sure, _) = self.sure(state);
+                return sure[0] - sure[1] + if NAT { self.kept(budget) } else { 0 };
+            }
             if remaining.count_ones() == 4 {
                 let last = state.play_last_trick(trump);
                 self.nodes += 4;
@@ -1026,19 +1087,13 @@ impl Solver {
                 self.prefetch(key);
             }
             if self.techniques.bounds {
-                let roem = roem_bound(&state.hands, trump);
-                let most = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK + roem;
+                let points = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
                 // What the rest adds to team A's lead lies between these,
-                // given the points each team is sure to take.
+                // given the points each team is sure to take and at most
+                // `roem` roem still to come.
                 let (sure, holder) = self.sure(state);
-                let (least, most) = (2 * sure[0] - most, most - 2 * sure[1]);
                 let defending = if self.playing == Team::A { 1 } else { 0 };
                 let extra = if NAT {
-                    if budget >= roem {
-                        // No roem can exceed the budget any more.
-                        let kept = self.kept(0);
-                        return kept + if kept > 0 { least } else { most };
-                    }
                     if budget >= 0 { KEPT } else { 0 }
                 } else if pit_open && holder != Some(defending) {
                     // Pit stays possible unless the defenders are sure of
@@ -1047,16 +1102,38 @@ impl Solver {
                 } else {
                     0
                 };
-                let (lower, upper) = if self.playing == Team::A {
-                    (least, most + extra)
-                } else {
-                    (least - extra, most)
+                let bounds = |roem: i32| {
+                    let (least, most) = (2 * sure[0] - points - roem, points + roem - 2 * sure[1]);
+                    if self.playing == Team::A {
+                        (least, most + extra)
+                    } else {
+                        (least - extra, most)
+                    }
                 };
-                if lower >= beta {
-                    return lower;
-                }
-                if upper <= alpha {
-                    return upper;
+                // Roem to come only widens the bounds: with none they are
+                // the tightest they can be, so when even those cannot cut
+                // (most nodes), the roem bound is not worked out. The nat
+                // search needs it while its budget lasts.
+                let (lower, upper) = bounds(0);
+                if (NAT && budget >= 0) || lower >= beta || upper <= alpha {
+                    let roem = roem_bound(&state.hands, trump);
+                    if NAT && budget >= roem {
+                        // No roem can exceed the budget any more.
+                        let kept = self.kept(0);
+                        return kept
+                            + if kept > 0 {
+                                2 * sure[0] - points - roem
+                            } else {
+                                points + roem - 2 * sure[1]
+                            };
+                    }
+                    let (lower, upper) = bounds(roem);
+                    if lower >= beta {
+                        return lower;
+                    }
+                    if upper <= alpha {
+                        return upper;
+                    }
                 }
             }
             if use_table {
