@@ -25,6 +25,15 @@ pub struct EventRow {
     pub actor: Option<String>,
 }
 
+/// The table and columns of an event's `INSERT`, in the order the game's id
+/// and then [`bind_fields`] bind them.
+macro_rules! event_columns {
+    () => {
+        "game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor)"
+    };
+}
+pub(super) use event_columns;
+
 /// Appends an event. On Postgres a change's event goes in with the game's
 /// row and the change's announcement (`games::update_announcing`).
 pub async fn append(
@@ -32,18 +41,19 @@ pub async fn append(
     game: Uuid,
     event: &EventRow,
 ) -> Result<(), sqlx::Error> {
-    let insert = sqlx::query(
-        "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    );
+    let insert = sqlx::query(concat!(
+        "INSERT INTO ",
+        event_columns!(),
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    ));
     bind_fields(insert.bind(game.to_string()), event)
         .execute(conn)
         .await?;
     Ok(())
 }
 
-/// Binds `event`'s fields after the game's id, in the columns' order of the
-/// insert: `seq`, `player_id`, `seat`, `kind`, `payload`, `created_at`
+/// Binds `event`'s fields after the game's id, in the order of
+/// [`event_columns`]: `seq`, `player_id`, `seat`, `kind`, `payload`, `created_at`
 /// (now if 0), `actor`.
 pub(super) fn bind_fields<'q>(
     query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,

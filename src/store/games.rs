@@ -190,8 +190,9 @@ pub async fn update_announcing(
         "WITH updated AS (",
         update_game!(),
         " RETURNING id), appended AS (",
-        "INSERT INTO game_events (game_id, seq, player_id, seat, kind, payload, created_at, actor) ",
-        "SELECT id, $10, $11, $12, $13, $14, $15, $16 FROM updated RETURNING seq) ",
+        "INSERT INTO ",
+        events::event_columns!(),
+        " SELECT id, $10, $11, $12, $13, $14, $15, $16 FROM updated RETURNING seq) ",
         "SELECT pg_notify($17, $18) FROM appended"
     );
     let query = bind_update(sqlx::query(statement), game, records);
