@@ -1,7 +1,10 @@
-//! One accepted change to a game is one transaction: lock the game, replay or
-//! refuse a reused `Idempotency-Key`, check the caller's version, apply the
-//! change through the rules, bump the version, append the event, record the
-//! answer for the key, commit. Any failure rolls everything back.
+//! One accepted change to a game is written whole or not at all. In a
+//! transaction: lock the game, replay or refuse a reused `Idempotency-Key`,
+//! check the caller's version, apply the change through the rules, bump the
+//! version, append the event, record the answer for the key, commit; any
+//! failure rolls everything back. A change that writes only the game's row
+//! and its event is first made on an unlocked read and written only while
+//! the game is still at the version read (`change_unlocked`).
 
 use actix_web::http::header::TryIntoHeaderPair;
 use actix_web::http::{StatusCode, header};
@@ -13,7 +16,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::ApiError;
 use super::extract::{AuthPlayer, SignedToken};
-use super::record::{game_from_row, game_to_row};
+use super::record::{game_from_row, game_to_row, no_game};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
 use crate::store::{Backend, Tx, cleanup, games};
@@ -210,8 +213,18 @@ impl<'a> Caller<'a> {
     }
 }
 
-/// Applies `apply` to the game `id` for `caller` in one transaction and
-/// answers with the caller's new view.
+/// Applies `apply` to the game `id` for `caller` and answers with the
+/// caller's new view.
+///
+/// A change without an `Idempotency-Key` is first made on an unlocked read
+/// and written only if the game is still at the version it read
+/// ([`change_unlocked`]): on Postgres two round trips where the
+/// transaction takes four, and on SQLite the one writer is held only for
+/// the writes. A change that another one overtook, or that writes other
+/// rows than the game's own and its event (a seat, a finished deal's
+/// record, a match's result), is made again in the transaction, on the
+/// game as it is then: `apply` may run twice, and only the run that is
+/// written counts.
 pub async fn change_game<'a, B: Serialize>(
     state: &AppState,
     req: &HttpRequest,
@@ -219,33 +232,26 @@ pub async fn change_game<'a, B: Serialize>(
     id: Uuid,
     body: &B,
     expected_version: Option<i64>,
-    apply: impl FnOnce(&mut Game) -> Result<Event, GameError>,
+    mut apply: impl FnMut(&mut Game) -> Result<Event, GameError>,
 ) -> Result<HttpResponse, ApiError> {
+    let caller = caller.into();
+    // Refused after the token's check, so a bad token is 401 first.
+    let key = idempotency_key(req);
+    if matches!(key, Ok(None))
+        && let Some(answer) =
+            change_unlocked(state, req, caller, id, expected_version, &mut apply).await?
+    {
+        return Ok(answer);
+    }
     let Caller {
         player: caller,
         unconfirmed,
-    } = caller.into();
-    // Refused after the token's check, so a bad token is 401 first.
-    let key = idempotency_key(req);
+    } = caller;
     let mut tx = state.store.begin_write().await?;
-    let read = games::load_for(
-        &mut tx,
-        state.store.backend(),
-        id,
-        true,
-        unconfirmed.map(|_| caller.id),
-    )
-    .await?;
-    if let Some(token) = unconfirmed {
-        let found = match &read {
-            Some((_, found)) => *found,
-            None => cleanup::player_for_token(&mut tx, caller.id).await?,
-        };
-        token.accept(state, &mut tx, found).await?;
-    }
+    let row = read_for_change(state, &mut tx, caller, unconfirmed, id, true).await?;
     let key = key?;
     let hash = request_hash(req, key.as_deref(), body);
-    let (row, _) = read.ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?;
+    let row = row.ok_or_else(|| no_game(id))?;
     // Checked under the game's lock, so a retry racing its original waits for
     // it and then replays its answer.
     if let Some(replayed) = replay(
@@ -259,22 +265,7 @@ pub async fn change_game<'a, B: Serialize>(
     {
         return Ok(replayed);
     }
-    let mut game = game_from_row(&row)?;
-    super::friends::release_reservations(&mut game, state.clock.now_micros());
-    check_if_match(req, game.version)?;
-    if let Some(expected) = expected_version
-        && expected != game.version
-    {
-        return Err(ApiError::Conflict {
-            code: "version_conflict",
-            detail: format!(
-                "expected_version is {expected} but the game is at version {}",
-                game.version
-            ),
-        });
-    }
-    let before = game.clone();
-    let event = apply(&mut game).map_err(|error| refusal(&before, caller.id, error))?;
+    let (mut game, event) = apply_checked(state, req, &row, caller, expected_version, apply)?;
     let due_at = record_change(
         state,
         &mut tx,
@@ -303,6 +294,155 @@ pub async fn change_game<'a, B: Serialize>(
     Ok(json_answer(StatusCode::OK, headers).body(body))
 }
 
+/// [`change_game`] on an unlocked read, written only while the game is
+/// still at the version read (on Postgres in one statement, on SQLite in
+/// a write transaction that holds the writer only for the writes). `None`
+/// when the change must be made in a transaction instead: it writes more
+/// than the game's row and its event, or another change came first
+/// (nothing is written then). Refusals are answered from the game as
+/// read, as if the request had come just before whatever changed it since.
+async fn change_unlocked(
+    state: &AppState,
+    req: &HttpRequest,
+    caller: Caller<'_>,
+    id: Uuid,
+    expected_version: Option<i64>,
+    apply: impl FnOnce(&mut Game) -> Result<Event, GameError>,
+) -> Result<Option<HttpResponse>, ApiError> {
+    let mut conn = state.store.acquire().await?;
+    let row = read_for_change(
+        state,
+        &mut conn,
+        caller.player,
+        caller.unconfirmed,
+        id,
+        false,
+    )
+    .await?
+    .ok_or_else(|| no_game(id))?;
+    let (mut game, event) =
+        apply_checked(state, req, &row, caller.player, expected_version, apply)?;
+    if event.seat_change.is_some() || super::friends::writes_after_change(&game) {
+        return Ok(None);
+    }
+    let (new_row, due_at) = next_row(state, &mut game, &row)?;
+    if Some(new_row.records.len() as i64) != row.deals_stored {
+        // A deal finished: its record is added in the transaction.
+        return Ok(None);
+    }
+    let event_row = event_row(&event, game.version, Some(caller.player.id), None);
+    let body = view_json(&game, caller.player.id)?;
+    let backend = state.store.backend();
+    let written = match backend {
+        Backend::Postgres => {
+            games::write_change(&mut conn, backend, &new_row, &event_row, due_at).await?
+        }
+        Backend::Sqlite => {
+            drop(conn);
+            let mut tx = state.store.begin_write().await?;
+            let written =
+                games::write_change(&mut tx, backend, &new_row, &event_row, due_at).await?;
+            if written {
+                tx.commit().await?;
+            }
+            written
+        }
+    };
+    if !written {
+        return Ok(None);
+    }
+    let headers = [(header::ETAG.as_str(), etag(game.version))];
+    after_commit(state, &game, &event, due_at, None);
+    Ok(Some(json_answer(StatusCode::OK, headers).body(body)))
+}
+
+/// The game a change is made on, read on `conn` (locked with `lock`), with
+/// a token still to check checked in the same statement.
+async fn read_for_change(
+    state: &AppState,
+    conn: &mut sqlx::AnyConnection,
+    caller: AuthPlayer,
+    unconfirmed: Option<&SignedToken>,
+    id: Uuid,
+    lock: bool,
+) -> Result<Option<games::GameRow>, ApiError> {
+    let read = games::load_for(
+        conn,
+        state.store.backend(),
+        id,
+        lock,
+        unconfirmed.map(|_| caller.id),
+    )
+    .await?;
+    if let Some(token) = unconfirmed {
+        let found = match &read {
+            Some((_, found)) => *found,
+            None => cleanup::player_for_token(conn, caller.id).await?,
+        };
+        token.accept(state, conn, found).await?;
+    }
+    Ok(read.map(|(row, _)| row))
+}
+
+/// The game in `row` with `apply` applied for `caller`, after the checks
+/// of the caller's `If-Match` and `expected_version`; and the change's event.
+fn apply_checked(
+    state: &AppState,
+    req: &HttpRequest,
+    row: &games::GameRow,
+    caller: AuthPlayer,
+    expected_version: Option<i64>,
+    apply: impl FnOnce(&mut Game) -> Result<Event, GameError>,
+) -> Result<(Game, Event), ApiError> {
+    let mut game = game_from_row(row)?;
+    super::friends::release_reservations(&mut game, state.clock.now_micros());
+    check_if_match(req, game.version)?;
+    if let Some(expected) = expected_version
+        && expected != game.version
+    {
+        return Err(ApiError::Conflict {
+            code: "version_conflict",
+            detail: format!(
+                "expected_version is {expected} but the game is at version {}",
+                game.version
+            ),
+        });
+    }
+    let before = game.clone();
+    let event = apply(&mut game).map_err(|error| refusal(&before, caller.id, error))?;
+    Ok((game, event))
+}
+
+/// The row that stores `game` after an accepted change to the game
+/// `loaded` held: the version goes up by one, and the deadline and when
+/// automatic work falls due are set; and when that is.
+fn next_row(
+    state: &AppState,
+    game: &mut Game,
+    loaded: &games::GameRow,
+) -> Result<(games::GameRow, Option<i64>), ApiError> {
+    game.version += 1;
+    let created_at = loaded.created_at;
+    let due_at = game.schedule(created_at, state.clock.now_micros());
+    let mut row = game_to_row(game, created_at)?;
+    row.due_at = due_at;
+    row.deals_stored = loaded.deals_stored;
+    Ok((row, due_at))
+}
+
+/// The event log's row for `event`, the game's change to `version`.
+fn event_row(event: &Event, version: i64, player: Option<Uuid>, actor: Option<&str>) -> EventRow {
+    EventRow {
+        seq: version,
+        player_id: player,
+        seat: event.seat,
+        kind: event.kind.to_owned(),
+        payload: event.payload.to_string(),
+        created_at: 0,
+        actor: actor.map(str::to_owned),
+    }
+}
+
 /// Writes an accepted change inside `tx`: the version goes up by one, the
 /// deadline and when automatic work falls due are set, the seat change and
 /// the event are written, and (on Postgres) the change is announced. The
@@ -318,12 +458,7 @@ pub async fn record_change(
     player: Option<Uuid>,
     actor: Option<&str>,
 ) -> Result<Option<i64>, ApiError> {
-    game.version += 1;
-    let created_at = loaded.created_at;
-    let due_at = game.schedule(created_at, state.clock.now_micros());
-    let mut row = game_to_row(game, created_at)?;
-    row.due_at = due_at;
-    row.deals_stored = loaded.deals_stored;
+    let (row, due_at) = next_row(state, game, loaded)?;
     match event.seat_change {
         Some(SeatChange::Took(seat)) => {
             if let Some(player) = player {
@@ -338,22 +473,13 @@ pub async fn record_change(
         }
         None => {}
     }
-    let event = EventRow {
-        seq: game.version,
-        player_id: player,
-        seat: event.seat,
-        kind: event.kind.to_owned(),
-        payload: event.payload.to_string(),
-        created_at: 0,
-        actor: actor.map(str::to_owned),
-    };
-    if state.store.backend() == Backend::Postgres {
-        // The game's row, the event and the change's announcement in one
-        // statement.
-        games::update_announcing(tx, &row, &event, due_at).await?;
-    } else {
-        games::update(tx, &row).await?;
-        crate::store::events::append(tx, game.id, &event).await?;
+    let event = event_row(event, game.version, player, actor);
+    // The row is locked, so it is at the version read.
+    if !games::write_change(tx, state.store.backend(), &row, &event, due_at).await? {
+        return Err(ApiError::Internal(format!(
+            "game {}: changed under its lock",
+            game.id
+        )));
     }
     super::friends::after_change(tx, state.store.backend(), game).await?;
     Ok(due_at)

@@ -46,15 +46,22 @@ pub fn release_reservations(game: &mut Game, now: i64) {
 /// code stops working once it is over, and a game that just finished
 /// counts, once, in its players' statistics and ratings.
 pub async fn after_change(tx: &mut Tx, backend: Backend, game: &Game) -> Result<(), ApiError> {
-    if matches!(game.status, Status::Finished | Status::Abandoned)
-        && game.friends.invite_code.is_some()
-    {
+    if !writes_after_change(game) {
+        return Ok(());
+    }
+    if game.friends.invite_code.is_some() {
         store::drop_invite_code(tx, game.id).await?;
     }
     if game.status == Status::Finished && store::mark_result(tx, game.id).await? {
         record_results(tx, backend, game).await?;
     }
     Ok(())
+}
+
+/// Whether [`after_change`] writes anything for `game` as changed: only
+/// when it is over.
+pub fn writes_after_change(game: &Game) -> bool {
+    matches!(game.status, Status::Finished | Status::Abandoned)
 }
 
 /// Gives a private table its invite code: random from the operating

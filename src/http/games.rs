@@ -463,7 +463,7 @@ pub async fn join_game(
     let player = seated_player(&mut conn, caller).await?;
     drop(conn);
     change_game(state, req, caller, id, &body, None, |game| {
-        let seat = game.join(player, body.seat)?;
+        let seat = game.join(player.clone(), body.seat)?;
         Ok(Event {
             kind: "joined",
             seat: Some(seat.0),

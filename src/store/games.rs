@@ -166,12 +166,21 @@ macro_rules! update_game {
 /// Only the live part of the state is rewritten; finished records the row
 /// does not hold yet are added to `game_deals` (one row on the move that
 /// finishes a deal, all of them for a row still in the old layout).
-pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx::Error> {
+///
+/// The row is written only while it is still at `game.version - 1`, the
+/// version the change was made on: returns whether it was (as
+/// [`update_announcing`]).
+pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<bool, sqlx::Error> {
     let records = add_records(conn, game).await?;
-    bind_update(sqlx::query(update_game!()), game, records)
-        .execute(conn)
-        .await?;
-    Ok(())
+    let written = bind_update(
+        sqlx::query(concat!(update_game!(), " AND version = $10")),
+        game,
+        records,
+    )
+    .bind(game.version - 1)
+    .execute(conn)
+    .await?;
+    Ok(written.rows_affected() == 1)
 }
 
 /// [`update`] and the change's `event` in one statement, with the change's
@@ -179,17 +188,23 @@ pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
 /// version, with automatic work due at `due_at`), which Postgres delivers
 /// at the commit. Postgres only (a data-modifying `WITH`); one round trip
 /// where [`update`] and `events::append` take two.
+///
+/// The row is written only while it is still at `game.version - 1`, the
+/// version the change was made on: returns whether it was. Under the
+/// row's lock it always is; a change made on an unlocked read
+/// (src/http/change.rs) finds out here whether another came first, and
+/// then nothing is written.
 pub async fn update_announcing(
     conn: &mut AnyConnection,
     game: &GameRow,
     event: &events::EventRow,
     due_at: Option<i64>,
-) -> Result<(), sqlx::Error> {
+) -> Result<bool, sqlx::Error> {
     let records = add_records(conn, game).await?;
     let statement = concat!(
         "WITH updated AS (",
         update_game!(),
-        " RETURNING id), appended AS (",
+        " AND version = $19 RETURNING id), appended AS (",
         "INSERT INTO ",
         events::event_columns!(),
         " SELECT id, $10, $11, $12, $13, $14, $15, $16 FROM updated RETURNING seq) ",
@@ -199,12 +214,33 @@ pub async fn update_announcing(
     let announced = events::bind_fields(query, event)
         .bind(super::listen::CHANNEL)
         .bind(super::listen::payload(game.id, event.seq, due_at))
+        .bind(game.version - 1)
         .fetch_optional(conn)
         .await?;
-    match announced {
-        Some(_) => Ok(()),
-        // The row is locked by the transaction's read, so it is there.
-        None => Err(sqlx::Error::RowNotFound),
+    Ok(announced.is_some())
+}
+
+/// Writes a change: the game's row ([`update`]) and the change's `event`,
+/// announced on Postgres ([`update_announcing`]: in one statement), only
+/// while the row is still at the version the change was made on; returns
+/// whether it was (nothing is written when not). On SQLite, call it in a
+/// write transaction.
+pub async fn write_change(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    game: &GameRow,
+    event: &events::EventRow,
+    due_at: Option<i64>,
+) -> Result<bool, sqlx::Error> {
+    match backend {
+        Backend::Postgres => update_announcing(conn, game, event, due_at).await,
+        Backend::Sqlite => {
+            if !update(conn, game).await? {
+                return Ok(false);
+            }
+            events::append(conn, game.id, event).await?;
+            Ok(true)
+        }
     }
 }
 

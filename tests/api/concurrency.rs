@@ -54,6 +54,68 @@ async fn sixteen_parallel_moves_on_one_version_apply_exactly_once(db: Db) {
     );
 }
 
+/// Without `expected_version` the parallel choices race on Postgres' unlocked
+/// reads (src/http/change.rs): the one written first is accepted, and every
+/// other is made again on the game as it is then, where choosing trump is
+/// no longer a legal move.
+async fn sixteen_parallel_moves_without_an_expected_version_apply_exactly_once(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+        .await;
+    let view = app.view(&id, &players[0]).await;
+    let version = view["version"].as_i64().unwrap();
+    let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
+    let suits = ["C", "D", "H", "S"];
+    let requests = (0..16).map(|i| {
+        let (app, id) = (&app, &id);
+        let player = &players[chooser];
+        async move {
+            app.play(
+                id,
+                player,
+                json!({"type": "choose_trump", "suit": suits[i % 4]}),
+            )
+            .await
+        }
+    });
+    let answers = futures_util::future::join_all(requests).await;
+    let accepted: Vec<_> = answers
+        .iter()
+        .filter(|a| a.status == StatusCode::OK)
+        .collect();
+    assert_eq!(
+        accepted.len(),
+        1,
+        "{:?}",
+        answers.iter().map(|a| &a.body).collect::<Vec<_>>()
+    );
+    for answer in answers.iter().filter(|a| a.status != StatusCode::OK) {
+        assert_eq!(
+            answer.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            answer.body
+        );
+    }
+    let now = app.view(&id, &players[0]).await;
+    assert_eq!(now["version"], version + 1);
+    let trump = &now["klaverjassen"]["trump"];
+    assert!(trump.is_string(), "{now}");
+    assert_eq!(*trump, accepted[0].body["klaverjassen"]["trump"]);
+    let logged = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/events?after={version}"),
+            Some(&players[0].token),
+            None,
+        )
+        .await;
+    let logged = logged.body["events"].as_array().unwrap().clone();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["data"]["suit"], *trump, "{logged:?}");
+}
+
 async fn a_stale_expected_version_is_409_and_a_stale_if_match_is_412(db: Db) {
     let app = TestApp::spawn(db).await;
     let (id, players) = app
@@ -208,6 +270,7 @@ async fn an_idempotent_retry_returns_the_first_answer_and_changes_nothing(db: Db
 
 on_both_databases!(
     sixteen_parallel_moves_on_one_version_apply_exactly_once,
+    sixteen_parallel_moves_without_an_expected_version_apply_exactly_once,
     a_stale_expected_version_is_409_and_a_stale_if_match_is_412,
     get_honours_if_none_match_with_304,
     an_idempotent_retry_returns_the_first_answer_and_changes_nothing,

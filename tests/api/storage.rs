@@ -9,7 +9,7 @@ use std::time::Duration;
 use kaarttafel::clock::{Clock, ManualClock};
 use kaarttafel::http::cleanup::{Policy, run_if_free};
 use kaarttafel::store::idempotency::{self, StoredResponse, TTL_MICROS};
-use kaarttafel::store::{Store, cleanup, games, players};
+use kaarttafel::store::{Store, cleanup, events, games, players};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use uuid::Uuid;
@@ -386,6 +386,78 @@ async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db)
     assert_eq!(seats, [(2, "host")]);
 }
 
+/// A change made on an unlocked read is written only while the game is
+/// still at the version it read (src/http/change.rs): written over a
+/// change that came first, it would lose that change. The write that
+/// finds another version writes neither the row nor the event.
+async fn a_change_made_on_a_version_another_change_passed_writes_nothing(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let host = app.player("host").await;
+    let store = store_of(&app).await;
+    let state = |a: u8| format!(r#"{{"klaverjassen":{{"a":{a}}}}}"#);
+    let mut conn = store.acquire().await.unwrap();
+    let id = Uuid::new_v4();
+    sqlx::query(
+        "INSERT INTO games (id, kind, status, version, host_id, options, state, created_at, updated_at, deals_stored) \
+         VALUES ($1, 'klaverjassen', 'playing', 1, $2, '{}', $3, 1, 1, 0)",
+    )
+    .bind(id.to_string())
+    .bind(&host.id)
+    .bind(state(1))
+    .execute(&mut *conn)
+    .await
+    .unwrap();
+    let read = games::load(&mut conn, store.backend(), id, false)
+        .await
+        .unwrap()
+        .expect("the game");
+    let change = |read: &games::GameRow, a: u8| {
+        let mut next = read.clone();
+        next.version += 1;
+        next.state = Some(state(a));
+        let event = events::EventRow {
+            seq: next.version,
+            player_id: None,
+            seat: Some(0),
+            kind: "move".into(),
+            payload: format!(r#"{{"a":{a}}}"#),
+            created_at: 0,
+            actor: None,
+        };
+        (next, event)
+    };
+    drop(conn);
+    let write = async |row: &games::GameRow, event: &events::EventRow| {
+        let mut tx = store.begin_write().await.unwrap();
+        let written = games::write_change(&mut tx, store.backend(), row, event, None)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        written
+    };
+    let (first, first_event) = change(&read, 2);
+    assert!(write(&first, &first_event).await);
+    let (late, late_event) = change(&read, 3);
+    assert!(
+        !write(&late, &late_event).await,
+        "written over the change that came first"
+    );
+    let mut conn = store.acquire().await.unwrap();
+    let stored = games::load(&mut conn, store.backend(), id, false)
+        .await
+        .unwrap()
+        .expect("the game");
+    assert_eq!(stored.version, 2);
+    assert_eq!(stored.state, first.state);
+    let logged: Vec<String> = events::list(&mut conn, id, 0, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.payload)
+        .collect();
+    assert_eq!(logged, [r#"{"a":2}"#]);
+}
+
 /// A worker's idle connections wait on its shelf between requests, checked
 /// out of the pool: readiness must take one from there, not wait for the
 /// pool, all of whose connections may be on the shelf (CI found an instance
@@ -404,6 +476,7 @@ async fn a_worker_whose_connections_are_all_shelved_is_still_ready(db: Db) {
 }
 
 on_both_databases!(
+    a_change_made_on_a_version_another_change_passed_writes_nothing,
     a_worker_whose_connections_are_all_shelved_is_still_ready,
     a_locked_read_that_waited_for_a_finished_deal_gets_every_record,
     a_read_with_and_without_the_lock_gives_the_same_seats,
