@@ -1,12 +1,15 @@
 //! Between the stored row and the [`Game`]: the rules state and options are
 //! JSON documents in the row.
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+
 use uuid::Uuid;
 
 use super::error::ApiError;
 use crate::bots::Level;
 use crate::store::games::GameRow;
-use crate::table::{Game, GameKind, Rules, SeatedPlayer, Status, TableOptions};
+use crate::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
 
 /// The automation state kept beside a game: away seats and the deadline.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
@@ -26,11 +29,7 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
         |what: &str| ApiError::Internal(format!("game {}: stored {what} unreadable", row.id));
     let kind = GameKind::parse(&row.kind).ok_or_else(|| corrupt("kind"))?;
     let status = Status::parse(&row.status).ok_or_else(|| corrupt("status"))?;
-    let (options, table) = TableOptions::parse_with(
-        kind,
-        Some(serde_json::from_str(&row.options).map_err(|_| corrupt("options"))?),
-    )
-    .map_err(|_| corrupt("options"))?;
+    let (options, table) = stored_options(kind, &row.options).ok_or_else(|| corrupt("options"))?;
     let rules = row
         .state
         .as_deref()
@@ -80,6 +79,30 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
     })
 }
 
+/// The options stored as `text` for a game of `kind` (`None`: unreadable).
+/// A table's options never change once it is created, and most tables
+/// share a few texts, so each text is read once and remembered (at most
+/// [`OPTIONS_REMEMBERED`], then forgotten all at once): every request
+/// reads its game's options, and reading them costs more than the copy.
+fn stored_options(kind: GameKind, text: &str) -> Option<(Options, TableOptions)> {
+    type Read = HashMap<(GameKind, String), (Options, TableOptions)>;
+    static READ: LazyLock<Mutex<Read>> = LazyLock::new(Mutex::default);
+    let key = (kind, text.to_owned());
+    if let Some(read) = READ.lock().ok()?.get(&key) {
+        return Some(read.clone());
+    }
+    let read = TableOptions::parse_with(kind, Some(serde_json::from_str(text).ok()?)).ok()?;
+    let mut remembered = READ.lock().ok()?;
+    if remembered.len() >= OPTIONS_REMEMBERED {
+        remembered.clear();
+    }
+    remembered.insert(key, read.clone());
+    Some(read)
+}
+
+/// How many options texts [`stored_options`] keeps.
+const OPTIONS_REMEMBERED: usize = 256;
+
 /// The operating system's CSPRNG, for server seeds.
 pub fn system_rng() -> rand::rand_core::UnwrapErr<rand::rngs::SysRng> {
     rand::rand_core::UnwrapErr(rand::rngs::SysRng)
@@ -124,4 +147,30 @@ pub fn game_to_row(game: &mut Game, created_at: i64) -> Result<GameRow, ApiError
 /// A game id from a path, as text, for error messages.
 pub fn no_game(id: Uuid) -> ApiError {
     ApiError::NotFound(format!("no game {id}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The remembered options are those of the text and of the game: the
+    /// same text read for the other game gives that game's options, and a
+    /// second read gives what the first did.
+    #[test]
+    fn options_read_before_are_those_of_the_text_and_the_game() {
+        let text = r#"{"hints":true,"turn_seconds":30}"#;
+        for _ in 0..2 {
+            let (options, table) = stored_options(GameKind::Klaverjassen, text).unwrap();
+            assert!(matches!(options, Options::Klaverjassen(_)));
+            assert!(table.hints);
+            assert_eq!(table.turn_seconds, Some(30));
+            let (options, table) = stored_options(GameKind::Potverteren, text).unwrap();
+            assert!(matches!(options, Options::Potverteren(_)));
+            assert!(table.hints);
+        }
+        let (_, table) = stored_options(GameKind::Klaverjassen, "{}").unwrap();
+        assert!(!table.hints);
+        assert!(stored_options(GameKind::Klaverjassen, r#"{"hints":"#).is_none());
+        assert!(stored_options(GameKind::Klaverjassen, r#"{"colour":1}"#).is_none());
+    }
 }

@@ -21,7 +21,7 @@ use crate::rules::{Awaiting, GameRules, Refusal, Seat, frozen, klaverjassen, pot
 use fairness::FairDeals;
 
 /// Which game a table plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     /// Klaverjassen, Rotterdam rules, 4 seats.
