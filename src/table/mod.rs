@@ -794,13 +794,7 @@ impl Game {
     /// The table options as the API shows them: the game's and the shared
     /// ones in one object.
     pub fn options_json(&self) -> serde_json::Value {
-        let mut value = serde_json::to_value(&self.options).unwrap_or_default();
-        if let (Some(map), Ok(serde_json::Value::Object(table))) =
-            (value.as_object_mut(), serde_json::to_value(&self.table))
-        {
-            map.extend(table);
-        }
-        value
+        serde_json::to_value(self.shown_options()).unwrap_or_default()
     }
 
     /// The moves `seat` may make now.
@@ -819,6 +813,51 @@ mod tests {
     use rand::seq::IndexedRandom;
 
     use super::*;
+
+    /// A view shows every option of the game and of the table in one
+    /// object, as they were chosen (`Game::shown_options`, written without
+    /// a JSON tree; `options_json` is the same object as a tree).
+    #[test]
+    fn a_view_shows_every_option_of_the_game_and_of_the_table() {
+        for (kind, chosen) in [
+            (
+                GameKind::Klaverjassen,
+                serde_json::json!({"deals": 4, "hints": true}),
+            ),
+            (
+                GameKind::Potverteren,
+                serde_json::json!({"seats": 6, "turn_seconds": 20}),
+            ),
+        ] {
+            let (options, table) = TableOptions::parse_with(kind, Some(chosen.clone())).unwrap();
+            let host = SeatedPlayer {
+                id: Uuid::new_v4(),
+                name: "host".into(),
+                bot: None,
+            };
+            let game = Game::create(
+                Uuid::new_v4(),
+                kind,
+                options.clone(),
+                table.clone(),
+                host,
+                None,
+                &mut StdRng::seed_from_u64(1),
+            )
+            .unwrap();
+            let shown = serde_json::to_value(game.shown_options()).unwrap();
+            let mut expected = serde_json::to_value(&options).unwrap();
+            let serde_json::Value::Object(table) = serde_json::to_value(&table).unwrap() else {
+                panic!("the table options are an object");
+            };
+            expected.as_object_mut().unwrap().extend(table);
+            assert_eq!(shown, expected);
+            for (name, value) in chosen.as_object().unwrap() {
+                assert_eq!(shown[name], *value, "{name}");
+            }
+            assert_eq!(game.options_json(), shown);
+        }
+    }
 
     /// Random legal moves until `done` holds.
     fn play_until(rules: &mut Rules, rng: &mut StdRng, done: impl Fn(&Rules) -> bool) {

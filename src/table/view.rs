@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::fairness::FairnessView;
-use super::{Game, GameKind, Move, RulesView, SeatedPlayer, Status};
+use super::{Game, GameKind, Move, Options, RulesView, SeatedPlayer, Status, TableOptions};
 use crate::bots::Level;
 use crate::rules::cards::{Card, Suit};
 use crate::rules::{Action, Seat, klaverjassen, potverteren};
@@ -36,6 +36,19 @@ pub struct AwaitingView {
     pub deadline: Option<chrono::DateTime<chrono::Utc>>,
 }
 
+/// A table's options as views show them: the game's own and the table
+/// options both games share, in one object (as `Game::options_json`
+/// builds them, without building a JSON tree first).
+#[derive(Debug, Serialize)]
+pub struct ShownOptions {
+    /// The game's own options.
+    #[serde(flatten)]
+    pub game: Options,
+    /// The table options.
+    #[serde(flatten)]
+    pub table: TableOptions,
+}
+
 /// A game as the caller may see it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GameView {
@@ -50,7 +63,7 @@ pub struct GameView {
     pub version: i64,
     /// The table options.
     #[schema(value_type = OptionsSchema)]
-    pub options: serde_json::Value,
+    pub options: ShownOptions,
     /// The player who created the table and controls it before it starts.
     pub host: Uuid,
     /// Who sits where.
@@ -396,6 +409,14 @@ move_schema!(
 );
 
 impl Game {
+    /// The table's options as views show them.
+    pub fn shown_options(&self) -> ShownOptions {
+        ShownOptions {
+            game: self.options.clone(),
+            table: self.table.clone(),
+        }
+    }
+
     /// The game as `caller` may see it: its own seat's view when seated, the
     /// spectator view otherwise.
     pub fn view_for(&self, caller: Option<Uuid>) -> GameView {
@@ -438,7 +459,7 @@ impl Game {
             game: self.kind,
             status: self.status,
             version: self.version,
-            options: self.options_json(),
+            options: self.shown_options(),
             host: self.host,
             seats: self.seat_views(),
             you,
@@ -491,7 +512,7 @@ impl Game {
             game: self.kind,
             status: self.status,
             version: self.version,
-            options: self.options_json(),
+            options: self.shown_options(),
             host: self.host,
             seats: self.seat_views(),
         }
@@ -511,7 +532,7 @@ pub struct GameSummary {
     pub version: i64,
     /// The table options.
     #[schema(value_type = OptionsSchema)]
-    pub options: serde_json::Value,
+    pub options: ShownOptions,
     /// The player who created the table.
     pub host: Uuid,
     /// Who sits where.
