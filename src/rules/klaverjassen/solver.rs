@@ -10,7 +10,7 @@
 //! so far and scores each leaf with [`score_deal`] itself.
 //!
 //! Legal cards, trick winners, card points and roem come from the rules
-//! core ([`legal_cards`], [`winning_position`], [`set_points`], [`roem`]): there is
+//! core ([`legal_cards`], the card order [`strength`], [`set_points`], [`roem`]): there is
 //! no second copy of the rules here. The search is fail-soft alpha-beta,
 //! driven by MTD(f) zero-window probes, with
 //! - each probe turned into a question about an additive value of the rest
@@ -33,7 +33,7 @@ use crate::rules::cards::{Card, Suit};
 
 use super::cardset::{CardSet, card_at};
 use super::game::{Match, Phase};
-use super::play_rules::{card_points, legal_cards, set_points, strength, winning_position};
+use super::play_rules::{card_points, legal_cards, set_points, strength};
 use super::roem::roem;
 use super::scoring::{DEAL_POINTS, LAST_TRICK, PIT_BONUS, score_deal};
 use super::team::{BySeat, ByTeam, Team};
@@ -162,6 +162,10 @@ struct State {
     leader: u8,
     cards: [u8; 4],
     len: u8,
+    /// The position in the trick (0-3) of the card winning it so far, and
+    /// that card's [`strength`] (both 0 while no card is played).
+    top: u8,
+    power: u8,
     trick: u32,
     points: [i32; 2],
     roem: [i32; 2],
@@ -176,22 +180,22 @@ fn team_index(seat: u8) -> usize {
 
 impl State {
     fn from_position(position: &Position) -> State {
-        let mut cards = [0u8; 4];
-        let mut trick = 0;
-        for (slot, card) in cards.iter_mut().zip(&position.trick) {
-            *slot = card_index(*card) as u8;
-            trick |= 1 << *slot;
-        }
-        State {
+        let mut state = State {
             hands: position.hands.0.map(|hand| hand.bits()),
             leader: position.leader.0 % 4,
-            cards,
-            len: position.trick.len().min(3) as u8,
-            trick,
+            cards: [0; 4],
+            len: 0,
+            top: 0,
+            power: 0,
+            trick: 0,
             points: [position.card_points.a, position.card_points.b],
             roem: [position.roem.a, position.roem.b],
             taken: [position.tricks_taken.a, position.tricks_taken.b],
+        };
+        for card in position.trick.iter().take(3) {
+            state.add_to_trick(card_index(*card), position.trump);
         }
+        state
     }
 
     fn to_position(self, template: &Position) -> Position {
@@ -246,12 +250,10 @@ impl State {
     fn play(&mut self, index: u32, trump: Suit) {
         let seat = usize::from(self.mover());
         self.hands[seat] &= !(1 << index);
-        self.cards[usize::from(self.len)] = index as u8;
-        self.trick |= 1 << index;
-        self.len += 1;
+        self.add_to_trick(index, trump);
         if self.len == 4 {
             let set = CardSet::from_bits(self.trick);
-            let winner = (self.leader + winning_position(&self.cards, trump) as u8) & 3;
+            let winner = (self.leader + self.top) & 3;
             let team = team_index(winner);
             self.points[team] += set_points(set, trump);
             if self.remaining() == 0 {
@@ -263,6 +265,28 @@ impl State {
             self.len = 0;
             self.trick = 0;
         }
+    }
+
+    /// Puts the card at bit `index` in the open trick and keeps track of
+    /// the card winning it: the strongest by the rules' [`strength`], one
+    /// card at a time (the order in which `play_rules::winning_position`,
+    /// behind the rules' `trick_winner`, ranks a complete trick).
+    #[inline]
+    fn add_to_trick(&mut self, index: u32, trump: Suit) {
+        let len = self.len;
+        let led = if len == 0 {
+            index
+        } else {
+            u32::from(self.cards[0])
+        } / 8;
+        let power = strength(index, Suit::ALL[(led & 3) as usize], trump);
+        if len == 0 || power > self.power {
+            self.top = len;
+            self.power = power;
+        }
+        self.cards[usize::from(len)] = index as u8;
+        self.trick |= 1 << index;
+        self.len = len + 1;
     }
 
     /// Plays out the last trick, where every seat holds one card.
@@ -1356,22 +1380,8 @@ impl Solver {
         let seat = state.mover();
         let led = state.led();
         // The card winning the trick so far, and whether the partner holds it.
-        let (best_strength, partner_winning) = match led {
-            None => (0, false),
-            Some(led) => {
-                let mut best = 0;
-                let mut winner = 0;
-                for position in 0..usize::from(state.len) {
-                    let value = strength(u32::from(state.cards[position]), led, trump);
-                    if value > best {
-                        best = value;
-                        winner = position;
-                    }
-                }
-                let winner_seat = (state.leader + winner as u8) & 3;
-                (best, team_index(winner_seat) == team_index(seat))
-            }
-        };
+        let best_strength = state.power;
+        let partner_winning = team_index((state.leader + state.top) & 3) == team_index(seat);
         let mut bits = cards;
         while bits != 0 {
             let index = bits.trailing_zeros();
@@ -1464,33 +1474,72 @@ mod tests {
         assert_eq!(RUNS_BOUND[0], 0);
     }
 
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// The 32 bit indices in random order.
+    fn shuffled(rng: &mut StdRng) -> Vec<u32> {
+        let mut deck: Vec<u32> = (0..32).collect();
+        for at in (1..deck.len()).rev() {
+            deck.swap(at, rng.random_range(0..=at));
+        }
+        deck
+    }
+
+    /// A state at the start of a trick, nothing taken yet.
+    fn state_at_start(hands: [u32; 4], leader: u8) -> State {
+        State {
+            hands,
+            leader,
+            cards: [0; 4],
+            len: 0,
+            top: 0,
+            power: 0,
+            trick: 0,
+            points: [0; 2],
+            roem: [0; 2],
+            taken: [0; 2],
+        }
+    }
+
+    /// The trick winner the state keeps card by card (by the rules'
+    /// `strength`) is the rules' `trick_winner` on random tricks, trumps and
+    /// leaders.
+    #[test]
+    fn the_winner_kept_card_by_card_is_the_rules_trick_winner() {
+        use crate::rules::klaverjassen::trick_winner;
+        let mut rng = StdRng::seed_from_u64(12);
+        for _ in 0..20_000 {
+            let deck = shuffled(&mut rng);
+            let trump = Suit::ALL[rng.random_range(0..4)];
+            let leader: u8 = rng.random_range(0..4);
+            let mut hands = [0u32; 4];
+            for (offset, index) in deck[..4].iter().enumerate() {
+                hands[usize::from((leader + offset as u8) % 4)] = 1 << index;
+            }
+            let state = state_at_start(hands, leader).play_last_trick(trump);
+            let cards = [0, 1, 2, 3].map(|at| card_at(deck[at]));
+            assert_eq!(
+                Seat(state.leader),
+                trick_winner(&cards, Seat(leader), trump),
+                "{cards:?} trump {trump:?}"
+            );
+        }
+    }
+
     /// The roem bound at each trick's start is never below the roem the
     /// rest of the deal makes, over random deals played out at random.
     #[test]
     fn the_roem_bound_covers_the_roem_of_random_play() {
-        use rand::rngs::StdRng;
-        use rand::{RngExt, SeedableRng};
         let mut rng = StdRng::seed_from_u64(11);
         for _ in 0..20_000 {
-            let mut deck: Vec<u32> = (0..32).collect();
-            for at in (1..deck.len()).rev() {
-                deck.swap(at, rng.random_range(0..=at));
-            }
+            let deck = shuffled(&mut rng);
             let mut hands = [0u32; 4];
             for (at, index) in deck.iter().enumerate() {
                 hands[at / 8] |= 1 << index;
             }
             let trump = Suit::ALL[rng.random_range(0..4)];
-            let mut state = State {
-                hands,
-                leader: rng.random_range(0..4),
-                cards: [0; 4],
-                len: 0,
-                trick: 0,
-                points: [0; 2],
-                roem: [0; 2],
-                taken: [0; 2],
-            };
+            let mut state = state_at_start(hands, rng.random_range(0..4));
             let mut starts = Vec::new();
             while state.remaining() != 0 {
                 if state.len == 0 {
