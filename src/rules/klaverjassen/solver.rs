@@ -961,23 +961,31 @@ impl Solver {
             }
         }
         if slot != usize::MAX && !self.aborted {
-            let mut lower = if best > start_alpha { best } else { -INF };
-            let mut upper = if best < start_beta { best } else { INF };
-            let slot = self.find(key);
-            let entry = &mut self.table[slot];
-            if entry.generation == self.generation && entry.key == key {
-                lower = lower.max(i32::from(entry.lower));
-                upper = upper.min(i32::from(entry.upper));
-            }
-            *entry = Entry {
-                key,
-                lower: lower as i16,
-                upper: upper as i16,
-                generation: self.generation,
-                best: best_move,
-            };
+            self.store(key, best, (start_alpha, start_beta), best_move);
         }
         best
+    }
+
+    /// Stores the fail-soft result `best` of a search with the window
+    /// `(alpha, beta)` under `key`, merged with the bounds already stored
+    /// for it. Out of line: most nodes start no trick and store nothing.
+    #[inline(never)]
+    fn store(&mut self, key: u64, best: i32, (alpha, beta): (i32, i32), best_move: u8) {
+        let mut lower = if best > alpha { best } else { -INF };
+        let mut upper = if best < beta { best } else { INF };
+        let slot = self.find(key);
+        let entry = &mut self.table[slot];
+        if entry.generation == self.generation && entry.key == key {
+            lower = lower.max(i32::from(entry.lower));
+            upper = upper.min(i32::from(entry.upper));
+        }
+        *entry = Entry {
+            key,
+            lower: lower as i16,
+            upper: upper as i16,
+            generation: self.generation,
+            best: best_move,
+        };
     }
 
     /// A zero-window probe of "is the final value at least `beta`?"
@@ -1072,108 +1080,12 @@ impl Solver {
         // exceeded alike, and no deal makes 2,000 roem.
         let budget = budget.clamp(-10, 2_000);
         if state.len == 0 {
-            let remaining = state.remaining();
-            if remaining == 0 {
-                return if NAT {
-                    self.kept(budget)
-                } else {
-                    self.pit_bonus(pit_open)
-                };
-            }
-            if remaining.count_ones() <= self.horizon {
-                // The shallow search behind the first guess: the sure
-                // trumps' points stand for the rest, and no more roem.
-                let (sure, _) = self.sure(state);
-                return sure[0] - sure[1] + if NAT { self.kept(budget) } else { 0 };
-            }
-            if remaining.count_ones() == 4 {
-                let last = state.play_last_trick(trump);
-                self.nodes += 4;
-                let gain = margin(&last) - margin(state);
-                return gain
-                    + if NAT {
-                        self.kept(budget - (made(&last) - made(state)))
-                    } else {
-                        self.pit_bonus(pit_open && self.pit_open(&last))
-                    };
-            }
-            let use_table = self.techniques.table
-                && (remaining.count_ones() > 8 || self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0);
-            if use_table {
-                let flag = if NAT {
-                    (((budget / 10 + 1) as u64) & 0xFF) << 35 | 1 << 62
-                } else {
-                    u64::from(pit_open) << 34
-                };
-                key = u64::from(remaining) | u64::from(state.leader) << 32 | flag | 1 << 63;
-                // The bucket is rarely in the core's own cache: start
-                // loading it while the bounds are worked out.
-                self.prefetch(key);
-            }
-            if self.techniques.bounds {
-                let points = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
-                // What the rest adds to team A's lead lies between these,
-                // given the points each team is sure to take and at most
-                // `roem` roem still to come.
-                let (sure, holder) = self.sure(state);
-                let defending = if self.playing == Team::A { 1 } else { 0 };
-                let extra = if NAT {
-                    if budget >= 0 { KEPT } else { 0 }
-                } else if pit_open && holder != Some(defending) {
-                    // Pit stays possible unless the defenders are sure of
-                    // a trick.
-                    PIT_BONUS
-                } else {
-                    0
-                };
-                let bounds = |roem: i32| {
-                    let (least, most) = (2 * sure[0] - points - roem, points + roem - 2 * sure[1]);
-                    if self.playing == Team::A {
-                        (least, most + extra)
-                    } else {
-                        (least - extra, most)
-                    }
-                };
-                // Roem to come only widens the bounds: with none they are
-                // the tightest they can be, so when even those cannot cut
-                // (most nodes), the roem bound is not worked out. The nat
-                // search needs it while its budget lasts.
-                let (lower, upper) = bounds(0);
-                if (NAT && budget >= 0) || lower >= beta || upper <= alpha {
-                    let roem = roem_bound(&state.hands, trump);
-                    if NAT && budget >= roem {
-                        // No roem can exceed the budget any more.
-                        let kept = self.kept(0);
-                        return kept
-                            + if kept > 0 {
-                                2 * sure[0] - points - roem
-                            } else {
-                                points + roem - 2 * sure[1]
-                            };
-                    }
-                    let (lower, upper) = bounds(roem);
-                    if lower >= beta {
-                        return lower;
-                    }
-                    if upper <= alpha {
-                        return upper;
-                    }
-                }
-            }
-            if use_table {
-                slot = self.find(key);
-                let entry = self.table[slot];
-                if entry.generation == self.generation && entry.key == key {
-                    let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
-                    if lower >= beta {
-                        return lower;
-                    }
-                    if upper <= alpha {
-                        return upper;
-                    }
-                    alpha = alpha.max(lower);
-                    beta = beta.min(upper);
-                    table_move = Some(u32::from(entry.best));
+            match self.trick_start::<NAT>(state, budget, pit_open, &mut alpha, &mut beta) {
+                Err(value) => return value,
+                Ok((found, at, entry_key)) => {
+                    table_move = found;
+                    slot = at;
+                    key = entry_key;
                 }
             }
         }
@@ -1190,11 +1102,13 @@ impl Solver {
             let mut child = *state;
             child.play(u32::from(index), trump);
             self.nodes += 1;
-            let gain = margin(&child) - here;
-            let child_budget = if NAT {
-                budget - (made(&child) - here_made)
+            // Points and roem change only when the trick closes.
+            let (gain, child_budget) = if child.len != 0 {
+                (0, budget)
+            } else if NAT {
+                (margin(&child) - here, budget - (made(&child) - here_made))
             } else {
-                0
+                (margin(&child) - here, 0)
             };
             let value = gain + self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain);
             if self.aborted {
@@ -1219,23 +1133,135 @@ impl Solver {
             }
         }
         if slot != usize::MAX && !self.aborted {
-            let mut lower = if best > start_alpha { best } else { -INF };
-            let mut upper = if best < start_beta { best } else { INF };
-            let slot = self.find(key);
-            let entry = &mut self.table[slot];
-            if entry.generation == self.generation && entry.key == key {
-                lower = lower.max(i32::from(entry.lower));
-                upper = upper.min(i32::from(entry.upper));
-            }
-            *entry = Entry {
-                key,
-                lower: lower as i16,
-                upper: upper as i16,
-                generation: self.generation,
-                best: best_move,
-            };
+            self.store(key, best, (start_alpha, start_beta), best_move);
         }
         best
+    }
+
+    /// The rest and nat searches at a trick's start: the end of the deal,
+    /// the last trick, the bounds and the table. `Err(value)` when they
+    /// decide the node; else the table's move, slot and key (slot
+    /// `usize::MAX`: no table), with the window narrowed by the table's
+    /// bounds. Out of line, so that the three nodes in four that start no
+    /// trick run through a small function.
+    #[inline(never)]
+    fn trick_start<const NAT: bool>(
+        &mut self,
+        state: &State,
+        budget: i32,
+        pit_open: bool,
+        alpha: &mut i32,
+        beta: &mut i32,
+    ) -> Result<(Option<u32>, usize, u64), i32> {
+        let trump = self.trump;
+        let mut table_move = None;
+        let mut slot = usize::MAX;
+        let mut key = 0;
+        let remaining = state.remaining();
+        if remaining == 0 {
+            return Err(if NAT {
+                self.kept(budget)
+            } else {
+                self.pit_bonus(pit_open)
+            });
+        }
+        if remaining.count_ones() <= self.horizon {
+            // The shallow search behind the first guess: the sure
+            // trumps' points stand for the rest, and no more roem.
+            let (sure, _) = self.sure(state);
+            return Err(sure[0] - sure[1] + if NAT { self.kept(budget) } else { 0 });
+        }
+        if remaining.count_ones() == 4 {
+            let last = state.play_last_trick(trump);
+            self.nodes += 4;
+            let gain = margin(&last) - margin(state);
+            return Err(gain
+                + if NAT {
+                    self.kept(budget - (made(&last) - made(state)))
+                } else {
+                    self.pit_bonus(pit_open && self.pit_open(&last))
+                });
+        }
+        let use_table = self.techniques.table
+            && (remaining.count_ones() > 8 || self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0);
+        if use_table {
+            let flag = if NAT {
+                (((budget / 10 + 1) as u64) & 0xFF) << 35 | 1 << 62
+            } else {
+                u64::from(pit_open) << 34
+            };
+            key = u64::from(remaining) | u64::from(state.leader) << 32 | flag | 1 << 63;
+            // The bucket is rarely in the core's own cache: start
+            // loading it while the bounds are worked out.
+            self.prefetch(key);
+        }
+        if self.techniques.bounds {
+            let points = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
+            // What the rest adds to team A's lead lies between these,
+            // given the points each team is sure to take and at most
+            // `roem` roem still to come.
+            let (sure, holder) = self.sure(state);
+            let defending = if self.playing == Team::A { 1 } else { 0 };
+            let extra = if NAT {
+                if budget >= 0 { KEPT } else { 0 }
+            } else if pit_open && holder != Some(defending) {
+                // Pit stays possible unless the defenders are sure of
+                // a trick.
+                PIT_BONUS
+            } else {
+                0
+            };
+            let bounds = |roem: i32| {
+                let (least, most) = (2 * sure[0] - points - roem, points + roem - 2 * sure[1]);
+                if self.playing == Team::A {
+                    (least, most + extra)
+                } else {
+                    (least - extra, most)
+                }
+            };
+            // Roem to come only widens the bounds: with none they are
+            // the tightest they can be, so when even those cannot cut
+            // (most nodes), the roem bound is not worked out. The nat
+            // search needs it while its budget lasts.
+            let (lower, upper) = bounds(0);
+            if (NAT && budget >= 0) || lower >= *beta || upper <= *alpha {
+                let roem = roem_bound(&state.hands, trump);
+                if NAT && budget >= roem {
+                    // No roem can exceed the budget any more.
+                    let kept = self.kept(0);
+                    return Err(kept
+                        + if kept > 0 {
+                            2 * sure[0] - points - roem
+                        } else {
+                            points + roem - 2 * sure[1]
+                        });
+                }
+                let (lower, upper) = bounds(roem);
+                if lower >= *beta {
+                    return Err(lower);
+                }
+                if upper <= *alpha {
+                    return Err(upper);
+                }
+            }
+        }
+        if use_table {
+            slot = self.find(key);
+            let entry = self.table[slot];
+            if entry.generation == self.generation && entry.key == key {
+                let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+                if lower >= *beta {
+                    return Err(lower);
+                }
+                if upper <= *alpha {
+                    return Err(upper);
+                }
+                *alpha = (*alpha).max(lower);
+                *beta = (*beta).min(upper);
+                table_move = Some(u32::from(entry.best));
+            }
+        }
+        Ok((table_move, slot, key))
     }
 
     /// The nat search's bonus in team A's terms: `KEPT` to the playing team
@@ -1348,12 +1374,19 @@ impl Solver {
     }
 
     /// Orders the legal moves (merged) into `out`; returns how many.
+    #[inline]
     fn moves(&self, state: &State, legal: u32, first: Option<u32>, out: &mut [u8; 8]) -> usize {
         if legal & legal.wrapping_sub(1) == 0 {
             // One legal card: nothing to merge or order.
             out[0] = legal.trailing_zeros() as u8;
             return 1;
         }
+        self.order(state, legal, first, out)
+    }
+
+    /// [`Solver::moves`] for two legal cards or more, out of line.
+    #[inline(never)]
+    fn order(&self, state: &State, legal: u32, first: Option<u32>, out: &mut [u8; 8]) -> usize {
         let mut cards = legal;
         if self.techniques.merge {
             cards &= !self.mergeable(state, legal);
