@@ -10,7 +10,7 @@
 //! so far and scores each leaf with [`score_deal`] itself.
 //!
 //! Legal cards, trick winners, card points and roem come from the rules
-//! core ([`legal_cards`], [`winning_position`], [`set_points`], [`roem`]): there is
+//! core ([`legal_cards`], the card order [`strength`], [`set_points`], [`roem`]): there is
 //! no second copy of the rules here. The search is fail-soft alpha-beta,
 //! driven by MTD(f) zero-window probes, with
 //! - each probe turned into a question about an additive value of the rest
@@ -33,7 +33,7 @@ use crate::rules::cards::{Card, Suit};
 
 use super::cardset::{CardSet, card_at};
 use super::game::{Match, Phase};
-use super::play_rules::{card_points, legal_cards, set_points, strength, winning_position};
+use super::play_rules::{card_points, legal_cards, set_points, strength};
 use super::roem::roem;
 use super::scoring::{DEAL_POINTS, LAST_TRICK, PIT_BONUS, score_deal};
 use super::team::{BySeat, ByTeam, Team};
@@ -162,6 +162,10 @@ struct State {
     leader: u8,
     cards: [u8; 4],
     len: u8,
+    /// The position in the trick (0-3) of the card winning it so far, and
+    /// that card's [`strength`] (both 0 while no card is played).
+    top: u8,
+    power: u8,
     trick: u32,
     points: [i32; 2],
     roem: [i32; 2],
@@ -176,22 +180,22 @@ fn team_index(seat: u8) -> usize {
 
 impl State {
     fn from_position(position: &Position) -> State {
-        let mut cards = [0u8; 4];
-        let mut trick = 0;
-        for (slot, card) in cards.iter_mut().zip(&position.trick) {
-            *slot = card_index(*card) as u8;
-            trick |= 1 << *slot;
-        }
-        State {
+        let mut state = State {
             hands: position.hands.0.map(|hand| hand.bits()),
             leader: position.leader.0 % 4,
-            cards,
-            len: position.trick.len().min(3) as u8,
-            trick,
+            cards: [0; 4],
+            len: 0,
+            top: 0,
+            power: 0,
+            trick: 0,
             points: [position.card_points.a, position.card_points.b],
             roem: [position.roem.a, position.roem.b],
             taken: [position.tricks_taken.a, position.tricks_taken.b],
+        };
+        for card in position.trick.iter().take(3) {
+            state.add_to_trick(card_index(*card), position.trump);
         }
+        state
     }
 
     fn to_position(self, template: &Position) -> Position {
@@ -246,12 +250,10 @@ impl State {
     fn play(&mut self, index: u32, trump: Suit) {
         let seat = usize::from(self.mover());
         self.hands[seat] &= !(1 << index);
-        self.cards[usize::from(self.len)] = index as u8;
-        self.trick |= 1 << index;
-        self.len += 1;
+        self.add_to_trick(index, trump);
         if self.len == 4 {
             let set = CardSet::from_bits(self.trick);
-            let winner = (self.leader + winning_position(&self.cards, trump) as u8) & 3;
+            let winner = (self.leader + self.top) & 3;
             let team = team_index(winner);
             self.points[team] += set_points(set, trump);
             if self.remaining() == 0 {
@@ -263,6 +265,28 @@ impl State {
             self.len = 0;
             self.trick = 0;
         }
+    }
+
+    /// Puts the card at bit `index` in the open trick and keeps track of
+    /// the card winning it: the strongest by the rules' [`strength`], one
+    /// card at a time (the order in which `play_rules::winning_position`,
+    /// behind the rules' `trick_winner`, ranks a complete trick).
+    #[inline]
+    fn add_to_trick(&mut self, index: u32, trump: Suit) {
+        let len = self.len;
+        let led = if len == 0 {
+            index
+        } else {
+            u32::from(self.cards[0])
+        } / 8;
+        let power = strength(index, Suit::ALL[(led & 3) as usize], trump);
+        if len == 0 || power > self.power {
+            self.top = len;
+            self.power = power;
+        }
+        self.cards[usize::from(len)] = index as u8;
+        self.trick |= 1 << index;
+        self.len = len + 1;
     }
 
     /// Plays out the last trick, where every seat holds one card.
@@ -937,23 +961,31 @@ impl Solver {
             }
         }
         if slot != usize::MAX && !self.aborted {
-            let mut lower = if best > start_alpha { best } else { -INF };
-            let mut upper = if best < start_beta { best } else { INF };
-            let slot = self.find(key);
-            let entry = &mut self.table[slot];
-            if entry.generation == self.generation && entry.key == key {
-                lower = lower.max(i32::from(entry.lower));
-                upper = upper.min(i32::from(entry.upper));
-            }
-            *entry = Entry {
-                key,
-                lower: lower as i16,
-                upper: upper as i16,
-                generation: self.generation,
-                best: best_move,
-            };
+            self.store(key, best, (start_alpha, start_beta), best_move);
         }
         best
+    }
+
+    /// Stores the fail-soft result `best` of a search with the window
+    /// `(alpha, beta)` under `key`, merged with the bounds already stored
+    /// for it. Out of line: most nodes start no trick and store nothing.
+    #[inline(never)]
+    fn store(&mut self, key: u64, best: i32, (alpha, beta): (i32, i32), best_move: u8) {
+        let mut lower = if best > alpha { best } else { -INF };
+        let mut upper = if best < beta { best } else { INF };
+        let slot = self.find(key);
+        let entry = &mut self.table[slot];
+        if entry.generation == self.generation && entry.key == key {
+            lower = lower.max(i32::from(entry.lower));
+            upper = upper.min(i32::from(entry.upper));
+        }
+        *entry = Entry {
+            key,
+            lower: lower as i16,
+            upper: upper as i16,
+            generation: self.generation,
+            best: best_move,
+        };
     }
 
     /// A zero-window probe of "is the final value at least `beta`?"
@@ -1048,108 +1080,12 @@ impl Solver {
         // exceeded alike, and no deal makes 2,000 roem.
         let budget = budget.clamp(-10, 2_000);
         if state.len == 0 {
-            let remaining = state.remaining();
-            if remaining == 0 {
-                return if NAT {
-                    self.kept(budget)
-                } else {
-                    self.pit_bonus(pit_open)
-                };
-            }
-            if remaining.count_ones() <= self.horizon {
-                // The shallow search behind the first guess: the sure
-                // trumps' points stand for the rest, and no more roem.
-                let (sure, _) = self.sure(state);
-                return sure[0] - sure[1] + if NAT { self.kept(budget) } else { 0 };
-            }
-            if remaining.count_ones() == 4 {
-                let last = state.play_last_trick(trump);
-                self.nodes += 4;
-                let gain = margin(&last) - margin(state);
-                return gain
-                    + if NAT {
-                        self.kept(budget - (made(&last) - made(state)))
-                    } else {
-                        self.pit_bonus(pit_open && self.pit_open(&last))
-                    };
-            }
-            let use_table = self.techniques.table
-                && (remaining.count_ones() > 8 || self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0);
-            if use_table {
-                let flag = if NAT {
-                    (((budget / 10 + 1) as u64) & 0xFF) << 35 | 1 << 62
-                } else {
-                    u64::from(pit_open) << 34
-                };
-                key = u64::from(remaining) | u64::from(state.leader) << 32 | flag | 1 << 63;
-                // The bucket is rarely in the core's own cache: start
-                // loading it while the bounds are worked out.
-                self.prefetch(key);
-            }
-            if self.techniques.bounds {
-                let points = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
-                // What the rest adds to team A's lead lies between these,
-                // given the points each team is sure to take and at most
-                // `roem` roem still to come.
-                let (sure, holder) = self.sure(state);
-                let defending = if self.playing == Team::A { 1 } else { 0 };
-                let extra = if NAT {
-                    if budget >= 0 { KEPT } else { 0 }
-                } else if pit_open && holder != Some(defending) {
-                    // Pit stays possible unless the defenders are sure of
-                    // a trick.
-                    PIT_BONUS
-                } else {
-                    0
-                };
-                let bounds = |roem: i32| {
-                    let (least, most) = (2 * sure[0] - points - roem, points + roem - 2 * sure[1]);
-                    if self.playing == Team::A {
-                        (least, most + extra)
-                    } else {
-                        (least - extra, most)
-                    }
-                };
-                // Roem to come only widens the bounds: with none they are
-                // the tightest they can be, so when even those cannot cut
-                // (most nodes), the roem bound is not worked out. The nat
-                // search needs it while its budget lasts.
-                let (lower, upper) = bounds(0);
-                if (NAT && budget >= 0) || lower >= beta || upper <= alpha {
-                    let roem = roem_bound(&state.hands, trump);
-                    if NAT && budget >= roem {
-                        // No roem can exceed the budget any more.
-                        let kept = self.kept(0);
-                        return kept
-                            + if kept > 0 {
-                                2 * sure[0] - points - roem
-                            } else {
-                                points + roem - 2 * sure[1]
-                            };
-                    }
-                    let (lower, upper) = bounds(roem);
-                    if lower >= beta {
-                        return lower;
-                    }
-                    if upper <= alpha {
-                        return upper;
-                    }
-                }
-            }
-            if use_table {
-                slot = self.find(key);
-                let entry = self.table[slot];
-                if entry.generation == self.generation && entry.key == key {
-                    let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
-                    if lower >= beta {
-                        return lower;
-                    }
-                    if upper <= alpha {
-                        return upper;
-                    }
-                    alpha = alpha.max(lower);
-                    beta = beta.min(upper);
-                    table_move = Some(u32::from(entry.best));
+            match self.trick_start::<NAT>(state, budget, pit_open, &mut alpha, &mut beta) {
+                Err(value) => return value,
+                Ok((found, at, entry_key)) => {
+                    table_move = found;
+                    slot = at;
+                    key = entry_key;
                 }
             }
         }
@@ -1166,11 +1102,13 @@ impl Solver {
             let mut child = *state;
             child.play(u32::from(index), trump);
             self.nodes += 1;
-            let gain = margin(&child) - here;
-            let child_budget = if NAT {
-                budget - (made(&child) - here_made)
+            // Points and roem change only when the trick closes.
+            let (gain, child_budget) = if child.len != 0 {
+                (0, budget)
+            } else if NAT {
+                (margin(&child) - here, budget - (made(&child) - here_made))
             } else {
-                0
+                (margin(&child) - here, 0)
             };
             let value = gain + self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain);
             if self.aborted {
@@ -1195,23 +1133,135 @@ impl Solver {
             }
         }
         if slot != usize::MAX && !self.aborted {
-            let mut lower = if best > start_alpha { best } else { -INF };
-            let mut upper = if best < start_beta { best } else { INF };
-            let slot = self.find(key);
-            let entry = &mut self.table[slot];
-            if entry.generation == self.generation && entry.key == key {
-                lower = lower.max(i32::from(entry.lower));
-                upper = upper.min(i32::from(entry.upper));
-            }
-            *entry = Entry {
-                key,
-                lower: lower as i16,
-                upper: upper as i16,
-                generation: self.generation,
-                best: best_move,
-            };
+            self.store(key, best, (start_alpha, start_beta), best_move);
         }
         best
+    }
+
+    /// The rest and nat searches at a trick's start: the end of the deal,
+    /// the last trick, the bounds and the table. `Err(value)` when they
+    /// decide the node; else the table's move, slot and key (slot
+    /// `usize::MAX`: no table), with the window narrowed by the table's
+    /// bounds. Out of line, so that the three nodes in four that start no
+    /// trick run through a small function.
+    #[inline(never)]
+    fn trick_start<const NAT: bool>(
+        &mut self,
+        state: &State,
+        budget: i32,
+        pit_open: bool,
+        alpha: &mut i32,
+        beta: &mut i32,
+    ) -> Result<(Option<u32>, usize, u64), i32> {
+        let trump = self.trump;
+        let mut table_move = None;
+        let mut slot = usize::MAX;
+        let mut key = 0;
+        let remaining = state.remaining();
+        if remaining == 0 {
+            return Err(if NAT {
+                self.kept(budget)
+            } else {
+                self.pit_bonus(pit_open)
+            });
+        }
+        if remaining.count_ones() <= self.horizon {
+            // The shallow search behind the first guess: the sure
+            // trumps' points stand for the rest, and no more roem.
+            let (sure, _) = self.sure(state);
+            return Err(sure[0] - sure[1] + if NAT { self.kept(budget) } else { 0 });
+        }
+        if remaining.count_ones() == 4 {
+            let last = state.play_last_trick(trump);
+            self.nodes += 4;
+            let gain = margin(&last) - margin(state);
+            return Err(gain
+                + if NAT {
+                    self.kept(budget - (made(&last) - made(state)))
+                } else {
+                    self.pit_bonus(pit_open && self.pit_open(&last))
+                });
+        }
+        let use_table = self.techniques.table
+            && (remaining.count_ones() > 8 || self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0);
+        if use_table {
+            let flag = if NAT {
+                (((budget / 10 + 1) as u64) & 0xFF) << 35 | 1 << 62
+            } else {
+                u64::from(pit_open) << 34
+            };
+            key = u64::from(remaining) | u64::from(state.leader) << 32 | flag | 1 << 63;
+            // The bucket is rarely in the core's own cache: start
+            // loading it while the bounds are worked out.
+            self.prefetch(key);
+        }
+        if self.techniques.bounds {
+            let points = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
+            // What the rest adds to team A's lead lies between these,
+            // given the points each team is sure to take and at most
+            // `roem` roem still to come.
+            let (sure, holder) = self.sure(state);
+            let defending = if self.playing == Team::A { 1 } else { 0 };
+            let extra = if NAT {
+                if budget >= 0 { KEPT } else { 0 }
+            } else if pit_open && holder != Some(defending) {
+                // Pit stays possible unless the defenders are sure of
+                // a trick.
+                PIT_BONUS
+            } else {
+                0
+            };
+            let bounds = |roem: i32| {
+                let (least, most) = (2 * sure[0] - points - roem, points + roem - 2 * sure[1]);
+                if self.playing == Team::A {
+                    (least, most + extra)
+                } else {
+                    (least - extra, most)
+                }
+            };
+            // Roem to come only widens the bounds: with none they are
+            // the tightest they can be, so when even those cannot cut
+            // (most nodes), the roem bound is not worked out. The nat
+            // search needs it while its budget lasts.
+            let (lower, upper) = bounds(0);
+            if (NAT && budget >= 0) || lower >= *beta || upper <= *alpha {
+                let roem = roem_bound(&state.hands, trump);
+                if NAT && budget >= roem {
+                    // No roem can exceed the budget any more.
+                    let kept = self.kept(0);
+                    return Err(kept
+                        + if kept > 0 {
+                            2 * sure[0] - points - roem
+                        } else {
+                            points + roem - 2 * sure[1]
+                        });
+                }
+                let (lower, upper) = bounds(roem);
+                if lower >= *beta {
+                    return Err(lower);
+                }
+                if upper <= *alpha {
+                    return Err(upper);
+                }
+            }
+        }
+        if use_table {
+            slot = self.find(key);
+            let entry = self.table[slot];
+            if entry.generation == self.generation && entry.key == key {
+                let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+                if lower >= *beta {
+                    return Err(lower);
+                }
+                if upper <= *alpha {
+                    return Err(upper);
+                }
+                *alpha = (*alpha).max(lower);
+                *beta = (*beta).min(upper);
+                table_move = Some(u32::from(entry.best));
+            }
+        }
+        Ok((table_move, slot, key))
     }
 
     /// The nat search's bonus in team A's terms: `KEPT` to the playing team
@@ -1324,12 +1374,19 @@ impl Solver {
     }
 
     /// Orders the legal moves (merged) into `out`; returns how many.
+    #[inline]
     fn moves(&self, state: &State, legal: u32, first: Option<u32>, out: &mut [u8; 8]) -> usize {
         if legal & legal.wrapping_sub(1) == 0 {
             // One legal card: nothing to merge or order.
             out[0] = legal.trailing_zeros() as u8;
             return 1;
         }
+        self.order(state, legal, first, out)
+    }
+
+    /// [`Solver::moves`] for two legal cards or more, out of line.
+    #[inline(never)]
+    fn order(&self, state: &State, legal: u32, first: Option<u32>, out: &mut [u8; 8]) -> usize {
         let mut cards = legal;
         if self.techniques.merge {
             cards &= !self.mergeable(state, legal);
@@ -1356,22 +1413,8 @@ impl Solver {
         let seat = state.mover();
         let led = state.led();
         // The card winning the trick so far, and whether the partner holds it.
-        let (best_strength, partner_winning) = match led {
-            None => (0, false),
-            Some(led) => {
-                let mut best = 0;
-                let mut winner = 0;
-                for position in 0..usize::from(state.len) {
-                    let value = strength(u32::from(state.cards[position]), led, trump);
-                    if value > best {
-                        best = value;
-                        winner = position;
-                    }
-                }
-                let winner_seat = (state.leader + winner as u8) & 3;
-                (best, team_index(winner_seat) == team_index(seat))
-            }
-        };
+        let best_strength = state.power;
+        let partner_winning = team_index((state.leader + state.top) & 3) == team_index(seat);
         let mut bits = cards;
         while bits != 0 {
             let index = bits.trailing_zeros();
@@ -1464,33 +1507,72 @@ mod tests {
         assert_eq!(RUNS_BOUND[0], 0);
     }
 
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// The 32 bit indices in random order.
+    fn shuffled(rng: &mut StdRng) -> Vec<u32> {
+        let mut deck: Vec<u32> = (0..32).collect();
+        for at in (1..deck.len()).rev() {
+            deck.swap(at, rng.random_range(0..=at));
+        }
+        deck
+    }
+
+    /// A state at the start of a trick, nothing taken yet.
+    fn state_at_start(hands: [u32; 4], leader: u8) -> State {
+        State {
+            hands,
+            leader,
+            cards: [0; 4],
+            len: 0,
+            top: 0,
+            power: 0,
+            trick: 0,
+            points: [0; 2],
+            roem: [0; 2],
+            taken: [0; 2],
+        }
+    }
+
+    /// The trick winner the state keeps card by card (by the rules'
+    /// `strength`) is the rules' `trick_winner` on random tricks, trumps and
+    /// leaders.
+    #[test]
+    fn the_winner_kept_card_by_card_is_the_rules_trick_winner() {
+        use crate::rules::klaverjassen::trick_winner;
+        let mut rng = StdRng::seed_from_u64(12);
+        for _ in 0..20_000 {
+            let deck = shuffled(&mut rng);
+            let trump = Suit::ALL[rng.random_range(0..4)];
+            let leader: u8 = rng.random_range(0..4);
+            let mut hands = [0u32; 4];
+            for (offset, index) in deck[..4].iter().enumerate() {
+                hands[usize::from((leader + offset as u8) % 4)] = 1 << index;
+            }
+            let state = state_at_start(hands, leader).play_last_trick(trump);
+            let cards = [0, 1, 2, 3].map(|at| card_at(deck[at]));
+            assert_eq!(
+                Seat(state.leader),
+                trick_winner(&cards, Seat(leader), trump),
+                "{cards:?} trump {trump:?}"
+            );
+        }
+    }
+
     /// The roem bound at each trick's start is never below the roem the
     /// rest of the deal makes, over random deals played out at random.
     #[test]
     fn the_roem_bound_covers_the_roem_of_random_play() {
-        use rand::rngs::StdRng;
-        use rand::{RngExt, SeedableRng};
         let mut rng = StdRng::seed_from_u64(11);
         for _ in 0..20_000 {
-            let mut deck: Vec<u32> = (0..32).collect();
-            for at in (1..deck.len()).rev() {
-                deck.swap(at, rng.random_range(0..=at));
-            }
+            let deck = shuffled(&mut rng);
             let mut hands = [0u32; 4];
             for (at, index) in deck.iter().enumerate() {
                 hands[at / 8] |= 1 << index;
             }
             let trump = Suit::ALL[rng.random_range(0..4)];
-            let mut state = State {
-                hands,
-                leader: rng.random_range(0..4),
-                cards: [0; 4],
-                len: 0,
-                trick: 0,
-                points: [0; 2],
-                roem: [0; 2],
-                taken: [0; 2],
-            };
+            let mut state = state_at_start(hands, rng.random_range(0..4));
             let mut starts = Vec::new();
             while state.remaining() != 0 {
                 if state.len == 0 {
