@@ -424,7 +424,7 @@ fn next_row(
     game.version += 1;
     let created_at = loaded.created_at;
     let due_at = game.schedule(created_at, state.clock.now_micros());
-    let mut row = game_to_row(game, created_at)?;
+    let mut row = game_to_row(game, created_at, loaded.options.clone())?;
     row.due_at = due_at;
     row.deals_stored = loaded.deals_stored;
     Ok((row, due_at))

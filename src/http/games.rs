@@ -198,7 +198,8 @@ pub async fn create_game(
     super::friends::assign_invite_code(&mut tx, &mut game).await?;
     let created_at = state.clock.now_micros();
     let due_at = game.schedule(created_at, created_at);
-    let mut row = game_to_row(&mut game, created_at)?;
+    let options = game.options_json().to_string();
+    let mut row = game_to_row(&mut game, created_at, options)?;
     row.due_at = due_at;
     games::insert(&mut tx, &row).await?;
     let seat = game.seat_of(caller.id).map(|s| s.0).unwrap_or(0);

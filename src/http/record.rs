@@ -111,7 +111,10 @@ pub fn system_rng() -> rand::rand_core::UnwrapErr<rand::rngs::SysRng> {
 /// The row that stores `game` (seats are written separately). The rules
 /// state's finished records are set aside while the rest is written
 /// (`Rules::to_stored`), hence `&mut`; the game is as it was after.
-pub fn game_to_row(game: &mut Game, created_at: i64) -> Result<GameRow, ApiError> {
+/// `options` is the options' stored text: `game.options_json()` written
+/// out for a new row, the text already stored for a changed one (a
+/// table's options never change, and `games::update` does not write them).
+pub fn game_to_row(game: &mut Game, created_at: i64, options: String) -> Result<GameRow, ApiError> {
     let id = game.id;
     let json = |e: serde_json::Error| ApiError::Internal(format!("serialising game {id}: {e}"));
     let (state, records) = match game.rules.as_mut().map(Rules::to_stored).transpose() {
@@ -125,7 +128,7 @@ pub fn game_to_row(game: &mut Game, created_at: i64) -> Result<GameRow, ApiError
         status: game.status.as_str().to_owned(),
         version: game.version,
         host_id: game.host,
-        options: game.options_json().to_string(),
+        options,
         state,
         records,
         fairness: Some(serde_json::to_string(&game.fairness).map_err(json)?),

@@ -194,7 +194,7 @@ pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<bool, sq
 /// row's lock it always is; a change made on an unlocked read
 /// (src/http/change.rs) finds out here whether another came first, and
 /// then nothing is written.
-pub async fn update_announcing(
+async fn update_announcing(
     conn: &mut AnyConnection,
     game: &GameRow,
     event: &events::EventRow,
