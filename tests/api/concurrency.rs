@@ -4,10 +4,16 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::on_both_databases;
-use crate::support::{Db, TestApp};
+use crate::support::{Answer, Db, Player, TestApp};
 
-async fn sixteen_parallel_moves_on_one_version_apply_exactly_once(db: Db) {
-    let app = TestApp::spawn(db).await;
+/// A full Klaverjassen table, and the answers to sixteen parallel
+/// `choose_trump` moves of the seat that names trump (with the version
+/// they saw as `expected_version`, or none): the table's id, its players
+/// and the version before the moves.
+async fn sixteen_parallel_trump_choices(
+    app: &TestApp,
+    expected: bool,
+) -> (String, Vec<Player>, i64, Vec<Answer>) {
     let (id, players) = app
         .full_table("klaverjassen", json!({"auto_deal": true}), 4)
         .await;
@@ -16,15 +22,24 @@ async fn sixteen_parallel_moves_on_one_version_apply_exactly_once(db: Db) {
     let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
     let suits = ["C", "D", "H", "S"];
     let requests = (0..16).map(|i| {
-        let app = &app;
         let token = players[chooser].token.clone();
         let path = format!("/v1/games/{id}/moves");
         async move {
-            let body = json!({"move": {"type": "choose_trump", "suit": suits[i % 4]}, "expected_version": version});
-            app.send(Method::POST, &path, Some(&token), Some(body)).await
+            let mut body = json!({"move": {"type": "choose_trump", "suit": suits[i % 4]}});
+            if expected {
+                body["expected_version"] = json!(version);
+            }
+            app.send(Method::POST, &path, Some(&token), Some(body))
+                .await
         }
     });
     let answers = futures_util::future::join_all(requests).await;
+    (id, players, version, answers)
+}
+
+async fn sixteen_parallel_moves_on_one_version_apply_exactly_once(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players, version, answers) = sixteen_parallel_trump_choices(&app, true).await;
     let accepted = answers
         .iter()
         .filter(|a| a.status == StatusCode::OK)
@@ -54,32 +69,13 @@ async fn sixteen_parallel_moves_on_one_version_apply_exactly_once(db: Db) {
     );
 }
 
-/// Without `expected_version` the parallel choices race on Postgres' unlocked
-/// reads (src/http/change.rs): the one written first is accepted, and every
+/// Without `expected_version` the parallel choices race on unlocked reads
+/// (src/http/change.rs): the one written first is accepted, and every
 /// other is made again on the game as it is then, where choosing trump is
 /// no longer a legal move.
 async fn sixteen_parallel_moves_without_an_expected_version_apply_exactly_once(db: Db) {
     let app = TestApp::spawn(db).await;
-    let (id, players) = app
-        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
-        .await;
-    let view = app.view(&id, &players[0]).await;
-    let version = view["version"].as_i64().unwrap();
-    let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-    let suits = ["C", "D", "H", "S"];
-    let requests = (0..16).map(|i| {
-        let (app, id) = (&app, &id);
-        let player = &players[chooser];
-        async move {
-            app.play(
-                id,
-                player,
-                json!({"type": "choose_trump", "suit": suits[i % 4]}),
-            )
-            .await
-        }
-    });
-    let answers = futures_util::future::join_all(requests).await;
+    let (id, players, version, answers) = sixteen_parallel_trump_choices(&app, false).await;
     let accepted: Vec<_> = answers
         .iter()
         .filter(|a| a.status == StatusCode::OK)
