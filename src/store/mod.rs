@@ -257,6 +257,11 @@ pub struct Store {
     /// file lock in SQLite's busy handler, whose sleeps grow to 100 ms.
     /// `None` on Postgres, where rows are locked one by one.
     writer: Option<AnyPool>,
+    /// SQLite: where the writer connection waits between writes, and the
+    /// leave to hold it (one, handed out first come, first served). Given
+    /// back to sqlx's pool, the connection would be pinged first (a message
+    /// to its thread and back) while the next writer waits for it.
+    writer_shelf: Option<Shelf>,
     backend: Backend,
     postgres_url: Option<crate::config::Secret>,
     /// Postgres: how an HTTP worker opens a pool of its own
@@ -419,9 +424,11 @@ impl Store {
             acquire_timeout,
             opened: Arc::default(),
         });
+        let writer_shelf = writer.as_ref().map(|_| Shelf::new(1, acquire_timeout));
         let store = Store {
             pool,
             writer,
+            writer_shelf,
             backend,
             postgres_url,
             worker_pools,
@@ -517,9 +524,12 @@ impl Store {
                         .map(|(pool, shelf)| (pool.clone(), Some(shelf.clone()))),
                 )
                 .collect(),
-            None => std::iter::once(self.pool.clone())
-                .chain(self.writer.clone())
-                .map(|pool| (pool, None))
+            None => std::iter::once((self.pool.clone(), None))
+                .chain(
+                    self.writer
+                        .clone()
+                        .map(|pool| (pool, self.writer_shelf.clone())),
+                )
                 .collect(),
         };
         pools.iter().fold((0, 0), |(size, idle), (pool, shelf)| {
@@ -616,10 +626,7 @@ impl Store {
     async fn begin_write_once(&self) -> Result<Tx, sqlx::Error> {
         let (mut conn, statement) = match self.backend {
             Backend::Postgres => (self.acquire().await?, None),
-            Backend::Sqlite => {
-                let writer = self.writer.as_ref().unwrap_or(&self.pool);
-                (Conn::new(writer.acquire().await?), Some("BEGIN IMMEDIATE"))
-            }
+            Backend::Sqlite => (self.acquire_writer().await?, Some("BEGIN IMMEDIATE")),
         };
         match Transactions::begin(&mut conn, statement.map(SqlSafeStr::into_sql_str)).await {
             Ok(()) => Ok(Tx { conn, open: true }),
@@ -630,6 +637,25 @@ impl Store {
                 Err(error)
             }
         }
+    }
+
+    /// SQLite: the writer connection, once the writers before have given it
+    /// back (in order of arrival, at most the acquire timeout). Dropped, it
+    /// goes back to the writer's shelf, not to sqlx's pool.
+    async fn acquire_writer(&self) -> Result<Conn, sqlx::Error> {
+        let (Some(writer), Some(shelf)) = (&self.writer, &self.writer_shelf) else {
+            return Ok(Conn::new(self.pool.acquire().await?));
+        };
+        let permit = shelf.permit().await?;
+        let conn = match shelf.take().await {
+            Some(conn) => conn,
+            None => writer.acquire().await?,
+        };
+        Ok(Conn {
+            conn: Some(conn),
+            shelf: Some(shelf.clone()),
+            _permit: Some(permit),
+        })
     }
 
     /// Readiness: the database answers and every migration is applied.
@@ -651,6 +677,10 @@ impl Store {
     /// Closes the pool, waiting for connections in use.
     pub async fn close(&self) {
         if let Some(writer) = &self.writer {
+            if let Some(shelf) = &self.writer_shelf {
+                // Back to the pool, which waits for every connection it gave out.
+                drop(std::mem::take(lock(&shelf.idle.0).deref_mut()));
+            }
             writer.close().await;
         }
         self.pool.close().await;
