@@ -19,7 +19,7 @@ use super::extract::{AuthPlayer, SignedToken};
 use super::record::{game_from_row, game_to_row, no_game};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
-use crate::store::{Backend, Tx, cleanup, games};
+use crate::store::{Tx, cleanup, games};
 use crate::table::{Game, GameError, SeatedPlayer};
 
 /// The longest `Idempotency-Key` accepted.
@@ -295,8 +295,9 @@ pub async fn change_game<'a, B: Serialize>(
 }
 
 /// [`change_game`] on an unlocked read, written only while the game is
-/// still at the version read (on Postgres in one statement, on SQLite in
-/// a write transaction that holds the writer only for the writes). `None`
+/// still at the version read (`games::write_change_alone`: on Postgres in
+/// one statement, on SQLite in a write transaction sent as one message,
+/// which holds the writer only for the writes). `None`
 /// when the change must be made in a transaction instead: it writes more
 /// than the game's row and its event, or another change came first
 /// (nothing is written then). Refusals are answered from the game as
@@ -332,22 +333,8 @@ async fn change_unlocked(
     }
     let event_row = event_row(&event, game.version, Some(caller.player.id), None);
     let body = view_json(&game, caller.player.id)?;
-    let backend = state.store.backend();
-    let written = match backend {
-        Backend::Postgres => {
-            games::write_change(&mut conn, backend, &new_row, &event_row, due_at).await?
-        }
-        Backend::Sqlite => {
-            drop(conn);
-            let mut tx = state.store.begin_write().await?;
-            let written =
-                games::write_change(&mut tx, backend, &new_row, &event_row, due_at).await?;
-            if written {
-                tx.commit().await?;
-            }
-            written
-        }
-    };
+    drop(conn);
+    let written = games::write_change_alone(&state.store, new_row, event_row, due_at).await?;
     if !written {
         return Ok(None);
     }

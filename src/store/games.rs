@@ -244,6 +244,65 @@ pub async fn write_change(
     }
 }
 
+/// [`write_change`] in a transaction of its own, for a change that adds no
+/// finished record (`game.deals_stored` is the number of its records).
+/// Returns whether the row was written (only at the version the change was
+/// made on).
+///
+/// On Postgres that is [`update_announcing`]'s one statement. On SQLite
+/// the transaction is sent to the writer connection's thread as one
+/// message: `BEGIN IMMEDIATE`, the row's `UPDATE`, the event's `INSERT`
+/// (only if the `UPDATE` wrote the row) and `COMMIT`. Sent one by one,
+/// each statement's answer would wait for the request's HTTP worker to take
+/// it up and send the next, and the writer, which every write queues for,
+/// is held through all of it (docs/benchmarks.md, "SQLite's writer"). The
+/// SQLite write runs to its end even if the request is dropped; on an error
+/// the connection is closed, which rolls back whatever the transaction
+/// began.
+pub async fn write_change_alone(
+    store: &super::Store,
+    game: GameRow,
+    event: events::EventRow,
+    due_at: Option<i64>,
+) -> Result<bool, sqlx::Error> {
+    if game.deals_stored != Some(game.records.len() as i64) {
+        return Err(sqlx::Error::Protocol(format!(
+            "game {}: a change that adds a finished record needs a transaction",
+            game.id
+        )));
+    }
+    if store.backend() == Backend::Postgres {
+        let mut conn = store.acquire().await?;
+        return update_announcing(&mut conn, &game, &event, due_at).await;
+    }
+    let mut conn = store.acquire_writer().await?;
+    let write = async move {
+        let statement = concat!(
+            "BEGIN IMMEDIATE; ",
+            update_game!(),
+            " AND version = $10; INSERT INTO ",
+            events::event_columns!(),
+            " SELECT $9, $11, $12, $13, $14, $15, $16, $17 WHERE changes() = 1 RETURNING seq; ",
+            "COMMIT"
+        );
+        let query =
+            bind_update(sqlx::query(statement), &game, game.records.len()).bind(game.version - 1);
+        let written = events::bind_fields(query, &event)
+            .fetch_all(&mut *conn)
+            .await;
+        match written {
+            Ok(rows) => Ok(rows.len() == 1),
+            Err(error) => {
+                conn.discard();
+                Err(error)
+            }
+        }
+    };
+    tokio::spawn(write)
+        .await
+        .map_err(|e| sqlx::Error::Protocol(format!("the write stopped: {e}")))?
+}
+
 /// Adds the finished records `game_deals` does not hold yet; returns how
 /// many the game has.
 async fn add_records(conn: &mut AnyConnection, game: &GameRow) -> Result<usize, sqlx::Error> {

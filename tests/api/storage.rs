@@ -386,15 +386,14 @@ async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db)
     assert_eq!(seats, [(2, "host")]);
 }
 
-/// A change made on an unlocked read is written only while the game is
-/// still at the version it read (src/http/change.rs): written over a
-/// change that came first, it would lose that change. The write that
-/// finds another version writes neither the row nor the event.
-async fn a_change_made_on_a_version_another_change_passed_writes_nothing(db: Db) {
-    let app = TestApp::spawn(db).await;
-    let host = app.player("host").await;
-    let store = store_of(&app).await;
-    let state = |a: u8| format!(r#"{{"klaverjassen":{{"a":{a}}}}}"#);
+/// A rules state for the storage tests: the store reads it as text only.
+fn test_state(a: u8) -> String {
+    format!(r#"{{"klaverjassen":{{"a":{a}}}}}"#)
+}
+
+/// A game row stored for `host` at version 1 with no finished records, as
+/// read back.
+async fn stored_test_game(store: &Store, host: &str) -> games::GameRow {
     let mut conn = store.acquire().await.unwrap();
     let id = Uuid::new_v4();
     sqlx::query(
@@ -402,60 +401,120 @@ async fn a_change_made_on_a_version_another_change_passed_writes_nothing(db: Db)
          VALUES ($1, 'klaverjassen', 'playing', 1, $2, '{}', $3, 1, 1, 0)",
     )
     .bind(id.to_string())
-    .bind(&host.id)
-    .bind(state(1))
+    .bind(host)
+    .bind(test_state(1))
     .execute(&mut *conn)
     .await
     .unwrap();
-    let read = games::load(&mut conn, store.backend(), id, false)
+    games::load(&mut conn, store.backend(), id, false)
         .await
         .unwrap()
-        .expect("the game");
-    let change = |read: &games::GameRow, a: u8| {
-        let mut next = read.clone();
-        next.version += 1;
-        next.state = Some(state(a));
-        let event = events::EventRow {
-            seq: next.version,
-            player_id: None,
-            seat: Some(0),
-            kind: "move".into(),
-            payload: format!(r#"{{"a":{a}}}"#),
-            created_at: 0,
-            actor: None,
-        };
-        (next, event)
+        .expect("the game")
+}
+
+/// `read` changed to state `a` at the next version, and the change's event.
+fn test_change(read: &games::GameRow, a: u8) -> (games::GameRow, events::EventRow) {
+    let mut next = read.clone();
+    next.version += 1;
+    next.state = Some(test_state(a));
+    let event = events::EventRow {
+        seq: next.version,
+        player_id: None,
+        seat: Some(0),
+        kind: "move".into(),
+        payload: format!(r#"{{"a":{a}}}"#),
+        created_at: 0,
+        actor: None,
     };
-    drop(conn);
-    let write = async |row: &games::GameRow, event: &events::EventRow| {
-        let mut tx = store.begin_write().await.unwrap();
-        let written = games::write_change(&mut tx, store.backend(), row, event, None)
-            .await
-            .unwrap();
-        tx.commit().await.unwrap();
-        written
-    };
-    let (first, first_event) = change(&read, 2);
-    assert!(write(&first, &first_event).await);
-    let (late, late_event) = change(&read, 3);
-    assert!(
-        !write(&late, &late_event).await,
-        "written over the change that came first"
-    );
+    (next, event)
+}
+
+/// Game `id`'s version, state and logged event payloads, as stored.
+async fn stored_change(store: &Store, id: Uuid) -> (i64, Option<String>, Vec<String>) {
     let mut conn = store.acquire().await.unwrap();
     let stored = games::load(&mut conn, store.backend(), id, false)
         .await
         .unwrap()
         .expect("the game");
-    assert_eq!(stored.version, 2);
-    assert_eq!(stored.state, first.state);
-    let logged: Vec<String> = events::list(&mut conn, id, 0, 10)
+    let logged = events::list(&mut conn, id, 0, 10)
         .await
         .unwrap()
         .into_iter()
         .map(|e| e.payload)
         .collect();
-    assert_eq!(logged, [r#"{"a":2}"#]);
+    (stored.version, stored.state, logged)
+}
+
+/// A change made on an unlocked read is written only while the game is
+/// still at the version it read (src/http/change.rs): written over a
+/// change that came first, it would lose that change. The write that
+/// finds another version writes neither the row nor the event, in a
+/// transaction with the game's other writes or alone (SQLite: one message).
+async fn a_change_made_on_a_version_another_change_passed_writes_nothing(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let host = app.player("host").await;
+    let store = store_of(&app).await;
+    for alone in [false, true] {
+        let read = stored_test_game(&store, &host.id).await;
+        let write = async |row: &games::GameRow, event: &events::EventRow| {
+            if alone {
+                return games::write_change_alone(&store, row.clone(), event.clone(), None)
+                    .await
+                    .unwrap();
+            }
+            let mut tx = store.begin_write().await.unwrap();
+            let written = games::write_change(&mut tx, store.backend(), row, event, None)
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+            written
+        };
+        let (first, first_event) = test_change(&read, 2);
+        assert!(write(&first, &first_event).await);
+        let (late, late_event) = test_change(&read, 3);
+        assert!(
+            !write(&late, &late_event).await,
+            "written over the change that came first"
+        );
+        let (version, state, logged) = stored_change(&store, read.id).await;
+        assert_eq!(version, 2);
+        assert_eq!(state, first.state);
+        assert_eq!(logged, [r#"{"a":2}"#]);
+    }
+}
+
+/// A change written alone whose event cannot be written (its number is
+/// taken) writes nothing, not even the row it wrote before the event, and
+/// the next change is written: on SQLite the writer's transaction is one
+/// message, and a failure part-way must not leave it open.
+async fn a_change_written_alone_whose_event_fails_writes_nothing(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let host = app.player("host").await;
+    let store = store_of(&app).await;
+    let read = stored_test_game(&store, &host.id).await;
+    let (first, first_event) = test_change(&read, 2);
+    let write = |row: &games::GameRow, event: &events::EventRow| {
+        games::write_change_alone(&store, row.clone(), event.clone(), None)
+    };
+    assert!(write(&first, &first_event).await.unwrap());
+    let (second, mut second_event) = test_change(&first, 3);
+    second_event.seq = first_event.seq;
+    assert!(write(&second, &second_event).await.is_err());
+    assert_eq!(
+        stored_change(&store, read.id).await,
+        (2, first.state.clone(), vec![r#"{"a":2}"#.to_owned()])
+    );
+    let (third, third_event) = test_change(&first, 4);
+    assert!(write(&third, &third_event).await.unwrap());
+    let (version, state, logged) = stored_change(&store, read.id).await;
+    assert_eq!((version, &state), (3, &third.state));
+    assert_eq!(logged, [r#"{"a":2}"#, r#"{"a":4}"#]);
+    // A change that adds a finished record is refused: it needs the
+    // transaction that adds the record.
+    let (mut fourth, fourth_event) = test_change(&third, 5);
+    fourth.records.push("{}".into());
+    assert!(write(&fourth, &fourth_event).await.is_err());
+    assert_eq!(stored_change(&store, read.id).await.0, 3);
 }
 
 /// A worker's idle connections wait on its shelf between requests, checked
@@ -477,6 +536,7 @@ async fn a_worker_whose_connections_are_all_shelved_is_still_ready(db: Db) {
 
 on_both_databases!(
     a_change_made_on_a_version_another_change_passed_writes_nothing,
+    a_change_written_alone_whose_event_fails_writes_nothing,
     a_worker_whose_connections_are_all_shelved_is_still_ready,
     a_locked_read_that_waited_for_a_finished_deal_gets_every_record,
     a_read_with_and_without_the_lock_gives_the_same_seats,
