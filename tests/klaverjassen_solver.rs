@@ -446,8 +446,9 @@ fn the_trick_winner_follows_the_card_order_of_the_rules_on_random_tricks() {
 }
 
 /// The newer techniques (table buckets, killer moves, no table for the last
-/// two tricks, the larger table) change the work, never a value: every
-/// combination gives every card the same value as all of them off.
+/// two tricks, the larger table, the last two tricks' own search) change the
+/// work, never a value: every combination gives every card the same value as
+/// all of them off.
 #[test]
 fn the_newer_techniques_change_no_value() {
     let mut rng = StdRng::seed_from_u64(9);
@@ -458,6 +459,7 @@ fn the_newer_techniques_change_no_value() {
         Solver::EXTRA_KILLERS,
         Solver::EXTRA_SMALL_NO_TABLE,
         Solver::EXTRA_BIG_TABLE,
+        Solver::EXTRA_TWO_TRICKS,
         Solver::EXTRA_DEFAULT,
     ];
     let mut solvers: Vec<Solver> = flags

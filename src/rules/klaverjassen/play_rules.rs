@@ -129,7 +129,7 @@ pub fn set_points(cards: CardSet, trump: Suit) -> i32 {
 /// rest (0, they cannot win). The card order of RULES.md, as used by
 /// [`trick_winner`], for callers that compare cards one at a time.
 #[inline]
-pub fn strength(index: u32, led: Suit, trump: Suit) -> u8 {
+pub const fn strength(index: u32, led: Suit, trump: Suit) -> u8 {
     let suit = index / 8;
     let rank = (index % 8) as usize;
     if suit == trump as u32 {

@@ -143,6 +143,66 @@ pub fn for_team(value: i32, team: Team) -> i32 {
     }
 }
 
+/// The rules' [`strength`] of every card (bit index) in a trick led with
+/// each suit, for each trump (`[trump][led][index]`), worked out at compile
+/// time: the move loop reads it instead of branching on the suits.
+const STRENGTHS: [[[u8; 32]; 4]; 4] = {
+    let mut table = [[[0u8; 32]; 4]; 4];
+    let mut trump = 0;
+    while trump < 4 {
+        let mut led = 0;
+        while led < 4 {
+            let mut index = 0;
+            while index < 32 {
+                table[trump][led][index] = strength(index as u32, Suit::ALL[led], Suit::ALL[trump]);
+                index += 1;
+            }
+            led += 1;
+        }
+        trump += 1;
+    }
+    table
+};
+
+/// [`strength`] by table: the card at bit `index` in a trick led with the
+/// suit numbered `led`.
+#[inline]
+fn power_of(index: u32, led: u32, trump: Suit) -> u8 {
+    STRENGTHS[trump as usize][(led & 3) as usize][(index & 31) as usize]
+}
+
+/// The low-card key applies from this many cards out.
+const LOW_KEY_FROM: u32 = 16;
+
+/// For the low cards of one suit still out (3 bits, weakest first) and the
+/// seat number bits of each (3 bits each, shifted by 3 and 6): how many are
+/// left and their holders in order, as one number below 85 (0; 1-4; 5-20;
+/// 21-84).
+const LOW_CODES: [u8; 512] = {
+    let mut table = [0u8; 512];
+    let mut index = 0;
+    while index < 512 {
+        let present = index & 7;
+        let mut code = 0;
+        let mut count = 0;
+        let mut scale = 1;
+        let mut rank = 0;
+        while rank < 3 {
+            if present & (1 << rank) != 0 {
+                let seat = ((index >> (3 + rank)) & 1) | ((index >> (6 + rank)) & 1) << 1;
+                code += seat * scale;
+                scale *= 4;
+                count += 1;
+            }
+            rank += 1;
+        }
+        let offset = [0, 1, 5, 21][count];
+        table[index] = (offset + code) as u8;
+        index += 1;
+    }
+    table
+};
+
 /// Above any value a deal can have.
 const INF: i32 = 30_000;
 
@@ -279,7 +339,7 @@ impl State {
         } else {
             u32::from(self.cards[0])
         } / 8;
-        let power = strength(index, Suit::ALL[(led & 3) as usize], trump);
+        let power = power_of(index, led, trump);
         if len == 0 || power > self.power {
             self.top = len;
             self.power = power;
@@ -416,6 +476,8 @@ struct Entry {
     upper: i16,
     generation: u16,
     best: u8,
+    /// The number of cards still out (for replacement).
+    out: u8,
 }
 
 /// Settings of the search, for measuring what each technique is worth.
@@ -526,11 +588,24 @@ impl Solver {
     /// Switch: MTD(f)'s first guess from a shallow search (the first
     /// three tricks searched, the rest estimated) instead of 0.
     pub const EXTRA_GUESS: u32 = 16;
-    /// The switches a new solver starts with: buckets, killers and the
-    /// shallow first guess, which cut nodes and time; not the others,
+    /// Switch: the rest and nat searches solve the last two tricks by a
+    /// small search of their own (the first trick's cards, then the last
+    /// trick scored at once), with no table, bounds or move ordering.
+    pub const EXTRA_TWO_TRICKS: u32 = 32;
+    /// Switch: the rest and nat searches' table key, from 16 cards out,
+    /// ignores which pointless low cards of a suit are left when none of
+    /// them can still make roem (only how many, and who holds them in
+    /// order).
+    pub const EXTRA_LOW_KEY: u32 = 64;
+    /// The switches a new solver starts with: buckets, killers, the
+    /// shallow first guess, the last two tricks' own search and the
+    /// low-card key, which cut nodes or instructions; not the others,
     /// which cost time on the bench (docs/benchmarks.md).
-    pub const EXTRA_DEFAULT: u32 =
-        Solver::EXTRA_BUCKETS | Solver::EXTRA_KILLERS | Solver::EXTRA_GUESS;
+    pub const EXTRA_DEFAULT: u32 = Solver::EXTRA_BUCKETS
+        | Solver::EXTRA_KILLERS
+        | Solver::EXTRA_GUESS
+        | Solver::EXTRA_TWO_TRICKS
+        | Solver::EXTRA_LOW_KEY;
 
     /// The shallow search behind the first guess stops at a trick's start
     /// with this many cards still out (after three tricks).
@@ -873,12 +948,7 @@ impl Solver {
         if b.generation != self.generation {
             return second;
         }
-        // The key's low 32 bits are the cards still out.
-        if (a.key as u32).count_ones() <= (b.key as u32).count_ones() {
-            first
-        } else {
-            second
-        }
+        if a.out <= b.out { first } else { second }
     }
 
     fn search(&mut self, state: &State, mut alpha: i32, mut beta: i32) -> i32 {
@@ -961,7 +1031,13 @@ impl Solver {
             }
         }
         if slot != usize::MAX && !self.aborted {
-            self.store(key, best, (start_alpha, start_beta), best_move);
+            self.store(
+                key,
+                best,
+                (start_alpha, start_beta),
+                best_move,
+                state.remaining().count_ones(),
+            );
         }
         best
     }
@@ -970,7 +1046,7 @@ impl Solver {
     /// `(alpha, beta)` under `key`, merged with the bounds already stored
     /// for it. Out of line: most nodes start no trick and store nothing.
     #[inline(never)]
-    fn store(&mut self, key: u64, best: i32, (alpha, beta): (i32, i32), best_move: u8) {
+    fn store(&mut self, key: u64, best: i32, (alpha, beta): (i32, i32), best_move: u8, out: u32) {
         let mut lower = if best > alpha { best } else { -INF };
         let mut upper = if best < beta { best } else { INF };
         let slot = self.find(key);
@@ -985,6 +1061,7 @@ impl Solver {
             upper: upper as i16,
             generation: self.generation,
             best: best_move,
+            out: out as u8,
         };
     }
 
@@ -1133,13 +1210,20 @@ impl Solver {
             }
         }
         if slot != usize::MAX && !self.aborted {
-            self.store(key, best, (start_alpha, start_beta), best_move);
+            self.store(
+                key,
+                best,
+                (start_alpha, start_beta),
+                best_move,
+                state.remaining().count_ones(),
+            );
         }
         best
     }
 
     /// The rest and nat searches at a trick's start: the end of the deal,
-    /// the last trick, the bounds and the table. `Err(value)` when they
+    /// the last trick, the bounds, the table and the last two tricks' own
+    /// search. `Err(value)` when they
     /// decide the node; else the table's move, slot and key (slot
     /// `usize::MAX`: no table), with the window narrowed by the table's
     /// bounds. Out of line, so that the three nodes in four that start no
@@ -1190,12 +1274,25 @@ impl Solver {
             } else {
                 u64::from(pit_open) << 34
             };
-            key = u64::from(remaining) | u64::from(state.leader) << 32 | flag | 1 << 63;
+            key = if remaining.count_ones() >= LOW_KEY_FROM
+                && self.extras & Solver::EXTRA_LOW_KEY != 0
+            {
+                let flag = if NAT {
+                    (((budget / 10 + 1) as u64) & 0xFF) << 51 | 1 << 62
+                } else {
+                    u64::from(pit_open) << 50
+                };
+                self.low_key(state) | u64::from(state.leader) << 48 | flag | 1 << 61 | 1 << 63
+            } else {
+                u64::from(remaining) | u64::from(state.leader) << 32 | flag | 1 << 63
+            };
             // The bucket is rarely in the core's own cache: start
             // loading it while the bounds are worked out.
             self.prefetch(key);
         }
-        if self.techniques.bounds {
+        if self.techniques.bounds
+            && (remaining.count_ones() != 8 || self.extras & Solver::EXTRA_TWO_TRICKS == 0)
+        {
             let points = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
             // What the rest adds to team A's lead lies between these,
             // given the points each team is sure to take and at most
@@ -1261,7 +1358,192 @@ impl Solver {
                 table_move = Some(u32::from(entry.best));
             }
         }
+        if remaining.count_ones() == 8 && self.extras & Solver::EXTRA_TWO_TRICKS != 0 {
+            let value = self.two_tricks::<NAT>(state, budget, pit_open, *alpha, *beta);
+            if use_table && !self.aborted {
+                self.store(key, value, (*alpha, *beta), 0, 8);
+            }
+            return Err(value);
+        }
         Ok((table_move, slot, key))
+    }
+
+    /// The rest and nat searches' value (fail-soft within `alpha` and
+    /// `beta`, in their terms: what the rest adds to team A's lead, plus the
+    /// pit bonus or `KEPT`) at the start of the second-last trick, where
+    /// every seat holds two cards: alpha-beta on the first trick's cards
+    /// alone, each line's last trick forced (every seat's other card) and
+    /// scored at once. Out of line.
+    #[inline(never)]
+    fn two_tricks<const NAT: bool>(
+        &mut self,
+        state: &State,
+        budget: i32,
+        pit_open: bool,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let remaining = CardSet::from_bits(state.remaining());
+        // Every point of both tricks, the last trick's 10 included.
+        let points = set_points(remaining, self.trump) + LAST_TRICK;
+        // No trick can make roem when all eight cards together make none
+        // (no run of three, four of a kind or stuk among them): then no
+        // trick's roem is worked out.
+        let melds = roem(remaining, self.trump) != 0;
+        self.two_tricks_play::<NAT>(state, (points, budget, pit_open, melds), alpha, beta)
+    }
+
+    /// [`Solver::two_tricks`] at a card of the first of the two tricks.
+    fn two_tricks_play<const NAT: bool>(
+        &mut self,
+        state: &State,
+        end: (i32, i32, bool, bool),
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        let trump = self.trump;
+        let legal = state.legal(trump);
+        let maximising = team_index(state.mover()) == 0;
+        let mut best = if maximising { -INF } else { INF };
+        let mut bits = legal;
+        while bits != 0 {
+            // The limits are looked at before each card, as the other
+            // searches look at them before each node.
+            if self.out_of_budget() {
+                return 0;
+            }
+            let index = bits.trailing_zeros();
+            bits &= bits - 1;
+            self.nodes += 1;
+            let mut child = *state;
+            let seat = usize::from(child.mover());
+            child.hands[seat] &= !(1 << index);
+            child.add_to_trick(index, trump);
+            let value = if child.len == 4 {
+                self.nodes += 4;
+                self.two_tricks_end::<NAT>(&child, end)
+            } else {
+                self.two_tricks_play::<NAT>(&child, end, alpha, beta)
+            };
+            if maximising {
+                best = best.max(value);
+                alpha = alpha.max(value);
+            } else {
+                best = best.min(value);
+                beta = beta.min(value);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    /// [`Solver::two_tricks`] once the first trick holds its four cards
+    /// (`first`, not yet closed): that trick and the forced last one
+    /// scored as `State::play` scores them (the last trick's winner by the
+    /// same `strength` order, one card at a time from its leader).
+    #[inline]
+    fn two_tricks_end<const NAT: bool>(
+        &self,
+        first: &State,
+        (points, budget, pit_open, melds): (i32, i32, bool, bool),
+    ) -> i32 {
+        let trump = self.trump;
+        let winner = (first.leader + first.top) & 3;
+        let taken: i32 = first
+            .cards
+            .iter()
+            .map(|&card| self.points[usize::from(card)])
+            .sum();
+        let roem_of = |trick: u32| {
+            if melds {
+                roem(CardSet::from_bits(trick), trump)
+            } else {
+                0
+            }
+        };
+        let first_roem = roem_of(first.trick);
+        // The last trick: every seat's one card, led by the winner.
+        let hands = first.hands;
+        let lead = hands[usize::from(winner)].trailing_zeros();
+        let led = lead / 8;
+        let mut last_winner = winner;
+        let mut top = power_of(lead, led, trump);
+        for offset in 1..4 {
+            let seat = (winner + offset) & 3;
+            let power = power_of(hands[usize::from(seat)].trailing_zeros(), led, trump);
+            if power > top {
+                top = power;
+                last_winner = seat;
+            }
+        }
+        let last_roem = roem_of(hands[0] | hands[1] | hands[2] | hands[3]);
+        let for_a = |seat: u8, value: i32| if team_index(seat) == 0 { value } else { -value };
+        let gain =
+            for_a(winner, taken + first_roem) + for_a(last_winner, points - taken + last_roem);
+        gain + if NAT {
+            self.kept(budget - first_roem - last_roem)
+        } else {
+            let playing = usize::from(self.playing == Team::B);
+            self.pit_bonus(
+                pit_open && team_index(winner) == playing && team_index(last_winner) == playing,
+            )
+        }
+    }
+
+    /// The cards still out, for the rest and nat searches' table key (48
+    /// bits), with the pointless low cards of a suit (plain 7 8 9, trump
+    /// 7 8: the weakest of their suit, worth nothing) reduced to how many
+    /// are left and who holds them, weakest first, when none of them can
+    /// still make roem: no run of three through one of them whose cards
+    /// are still out in three different hands, and no four of a kind of
+    /// their ranks in four hands. Two positions whose low cards differ only
+    /// in which ones are left then have the same legal cards, trick
+    /// winners, points and roem in every line of play (map each low card
+    /// to the one of the same place in the other), so the same value.
+    /// Other suits keep their low cards as they are.
+    fn low_key(&self, state: &State) -> u64 {
+        let hands = &state.hands;
+        let cards = hands[0] | hands[1] | hands[2] | hands[3];
+        let mut same = [0u32; 3];
+        let mut ranks = 0xFF;
+        for hand in hands {
+            same[1] |= hand & (hand >> 1);
+            same[2] |= hand & (hand >> 2);
+            ranks &= hand | (hand >> 8) | (hand >> 16) | (hand >> 24);
+        }
+        let three = cards & (cards >> 1) & (cards >> 2) & !(same[1] | (same[1] >> 1) | same[2]);
+        let four_of_a_kind = cards & (cards >> 8) & (cards >> 16) & (cards >> 24) & ranks & 0b111;
+        // Seat number bits of each card.
+        let seat_low = hands[1] | hands[3];
+        let seat_high = hands[2] | hands[3];
+        let trump = self.trump as u32;
+        let mut high = 0u64;
+        let mut codes = 0u64;
+        let mut at = 0;
+        for suit in 0..4u32 {
+            let shift = 8 * suit;
+            let (low, width) = if suit == trump {
+                (0b011, 2)
+            } else {
+                (0b111, 3)
+            };
+            let present = (cards >> shift) & low;
+            high |= u64::from((cards >> shift & 0xFF) >> width) << at;
+            at += 8 - width;
+            let runs = (three >> shift) & low;
+            let code = if runs == 0 && four_of_a_kind & low == 0 {
+                let index = present
+                    | ((seat_low >> shift) & present) << 3
+                    | ((seat_high >> shift) & present) << 6;
+                u64::from(LOW_CODES[index as usize])
+            } else {
+                85 + u64::from(present)
+            };
+            codes = codes * 93 + code;
+        }
+        high | codes << 21
     }
 
     /// The nat search's bonus in team A's terms: `KEPT` to the playing team
@@ -1428,12 +1710,12 @@ impl Solver {
                 match led {
                     None => {
                         // Leading: strong cards first, trumps last.
-                        let suit = Suit::ALL[(index / 8) as usize];
-                        let power = strength(index, suit, trump);
-                        i32::from(power) * 4 - if suit == trump { 40 } else { 0 }
+                        let suit = index / 8;
+                        let power = power_of(index, suit, trump);
+                        i32::from(power) * 4 - if suit == trump as u32 { 40 } else { 0 }
                     }
                     Some(led) => {
-                        let power = strength(index, led, trump);
+                        let power = power_of(index, led as u32, trump);
                         if partner_winning {
                             if power > best_strength && state.len < 3 {
                                 points
@@ -1558,6 +1840,209 @@ mod tests {
                 "{cards:?} trump {trump:?}"
             );
         }
+    }
+
+    /// The strength table is the rules' `strength` for every card, led suit
+    /// and trump.
+    #[test]
+    fn the_strength_table_is_the_rules_card_order() {
+        for trump in Suit::ALL {
+            for led in 0..4u32 {
+                for index in 0..32 {
+                    assert_eq!(
+                        power_of(index, led, trump),
+                        strength(index, Suit::ALL[led as usize], trump)
+                    );
+                }
+            }
+        }
+    }
+
+    /// The last two tricks' own search gives exactly the value of the rest
+    /// and nat searches (full window), and the same side of every zero
+    /// window, on random positions with two tricks left: random deals,
+    /// trumps and playing teams, played out at random (so pit is sometimes
+    /// still open), every roem budget from exceeded to ample.
+    #[test]
+    fn the_two_trick_search_gives_the_values_of_the_full_search() {
+        let mut rng = StdRng::seed_from_u64(13);
+        let mut full = Solver::new();
+        full.set_extras(Solver::EXTRA_DEFAULT & !Solver::EXTRA_TWO_TRICKS);
+        let mut two = Solver::new();
+        for case in 0..5_000 {
+            let deck = shuffled(&mut rng);
+            let mut hands = [0u32; 4];
+            for (at, index) in deck.iter().enumerate() {
+                hands[at / 8] |= 1 << index;
+            }
+            let trump = Suit::ALL[rng.random_range(0..4)];
+            let mut state = state_at_start(hands, rng.random_range(0..4));
+            // Every third deal lets team A take the early tricks (pit open).
+            let favour = case % 3 == 0;
+            while state.remaining().count_ones() > 8 {
+                let legal = state.legal(trump);
+                let pick = if favour && team_index(state.mover()) == 0 {
+                    legal.count_ones() - 1
+                } else {
+                    rng.random_range(0..legal.count_ones())
+                };
+                let mut bits = legal;
+                for _ in 0..pick {
+                    bits &= bits - 1;
+                }
+                state.play(bits.trailing_zeros(), trump);
+            }
+            let playing = if case % 2 == 0 { Team::A } else { Team::B };
+            let position = Position {
+                hands: BySeat(state.hands.map(CardSet::from_bits)),
+                trump,
+                playing_team: playing,
+                leader: Seat(state.leader),
+                trick: Vec::new(),
+                card_points: ByTeam::new(state.points[0], state.points[1]),
+                roem: ByTeam::new(state.roem[0], state.roem[1]),
+                tricks_taken: ByTeam::new(state.taken[0], state.taken[1]),
+            };
+            full.start(&position, Limits::NONE);
+            two.start(&position, Limits::NONE);
+            let pit_open = two.pit_open(&state);
+            let exact = full.rest::<false>(&state, 0, -INF, INF);
+            assert_eq!(
+                two.two_tricks::<false>(&state, 0, pit_open, -INF, INF),
+                exact,
+                "{position:?}"
+            );
+            for target in [exact - 2, exact - 1, exact, exact + 1] {
+                let value = two.two_tricks::<false>(&state, 0, pit_open, target - 1, target);
+                assert_eq!(value >= target, exact >= target, "{position:?} {target}");
+            }
+            // The nat search answers zero windows far below `KEPT` (its
+            // early stop, once no roem can exceed the budget, is a bound
+            // for those alone): the same side of each.
+            let budget = [-10, 0, 20, 40, 100][case % 5];
+            let kept = two.two_tricks::<true>(&state, budget, false, -INF, INF);
+            for target in [-150, -40, -1, 0, 1, 2, 40, 150] {
+                let searched = full.rest::<true>(&state, budget, target - 1, target);
+                let value = two.two_tricks::<true>(&state, budget, false, target - 1, target);
+                assert_eq!(searched >= target, kept >= target, "{position:?} {budget}");
+                assert_eq!(value >= target, kept >= target, "{position:?} {budget}");
+            }
+        }
+    }
+
+    /// A random deal and trump played out at random (legal cards) to the
+    /// start of the trick with `out` cards still out.
+    fn played_to(rng: &mut StdRng, out: u32) -> (State, Suit) {
+        let deck = shuffled(rng);
+        let mut hands = [0u32; 4];
+        for (at, index) in deck.iter().enumerate() {
+            hands[at / 8] |= 1 << index;
+        }
+        let trump = Suit::ALL[rng.random_range(0..4)];
+        let mut state = state_at_start(hands, rng.random_range(0..4));
+        while state.remaining().count_ones() > out {
+            let legal = state.legal(trump);
+            let mut bits = legal;
+            for _ in 0..rng.random_range(0..legal.count_ones()) {
+                bits &= bits - 1;
+            }
+            state.play(bits.trailing_zeros(), trump);
+        }
+        (state, trump)
+    }
+
+    /// The position of a search state at a trick's start.
+    fn position_of(state: &State, trump: Suit, playing: Team) -> Position {
+        Position {
+            hands: BySeat(state.hands.map(CardSet::from_bits)),
+            trump,
+            playing_team: playing,
+            leader: Seat(state.leader),
+            trick: Vec::new(),
+            card_points: ByTeam::new(state.points[0], state.points[1]),
+            roem: ByTeam::new(state.roem[0], state.roem[1]),
+            tricks_taken: ByTeam::new(state.taken[0], state.taken[1]),
+        }
+    }
+
+    /// Two positions whose low-card keys are equal have the same value in
+    /// the rest search (exact, full window) and the same side of the nat
+    /// search's windows: random positions 16 cards out, and the same
+    /// position with each suit's pointless low cards moved to other low
+    /// ranks (same number, same holders in the same order), searched
+    /// without the low-card key.
+    #[test]
+    fn positions_with_the_same_low_card_key_have_the_same_value() {
+        let mut rng = StdRng::seed_from_u64(14);
+        let mut solver = Solver::new();
+        solver.set_extras(Solver::EXTRA_DEFAULT & !Solver::EXTRA_LOW_KEY);
+        let mut keyed = Solver::new();
+        let mut shared = 0;
+        for case in 0..300 {
+            let (state, trump) = played_to(&mut rng, 16);
+            let playing = if case % 2 == 0 { Team::A } else { Team::B };
+            let mut moved = state;
+            for suit in 0..4u32 {
+                let shift = 8 * suit;
+                let ranks: &[u32] = if suit == trump as u32 {
+                    &[0, 1]
+                } else {
+                    &[0, 1, 2]
+                };
+                let holders: Vec<usize> = ranks
+                    .iter()
+                    .filter_map(|rank| {
+                        (0..4).find(|&seat| state.hands[seat] & 1 << (shift + rank) != 0)
+                    })
+                    .collect();
+                // A random choice of as many low ranks, weakest first.
+                let mut chosen: Vec<u32> = ranks.to_vec();
+                while chosen.len() > holders.len() {
+                    chosen.remove(rng.random_range(0..chosen.len()));
+                }
+                for rank in ranks {
+                    for hand in &mut moved.hands {
+                        *hand &= !(1 << (shift + rank));
+                    }
+                }
+                for (seat, rank) in holders.iter().zip(&chosen) {
+                    moved.hands[*seat] |= 1 << (shift + rank);
+                }
+            }
+            let first = position_of(&state, trump, playing);
+            let second = position_of(&moved, trump, playing);
+            keyed.start(&first, Limits::NONE);
+            let key = keyed.low_key(&state);
+            keyed.start(&second, Limits::NONE);
+            if keyed.low_key(&moved) != key {
+                continue;
+            }
+            if moved.hands != state.hands {
+                shared += 1;
+            }
+            solver.start(&first, Limits::NONE);
+            let value = solver.rest::<false>(&state, 0, -INF, INF);
+            let nat: Vec<bool> = [(0, -40), (0, 0), (20, 0), (20, 40)]
+                .iter()
+                .map(|&(budget, target)| {
+                    solver.rest::<true>(&state, budget, target - 1, target) >= target
+                })
+                .collect();
+            solver.start(&second, Limits::NONE);
+            assert_eq!(
+                solver.rest::<false>(&moved, 0, -INF, INF),
+                value,
+                "{first:?} {second:?}"
+            );
+            let moved_nat: Vec<bool> = [(0, -40), (0, 0), (20, 0), (20, 40)]
+                .iter()
+                .map(|&(budget, target)| {
+                    solver.rest::<true>(&moved, budget, target - 1, target) >= target
+                })
+                .collect();
+            assert_eq!(moved_nat, nat, "{first:?} {second:?}");
+        }
+        assert!(shared > 50, "{shared}");
     }
 
     /// The roem bound at each trick's start is never below the roem the
