@@ -1801,6 +1801,18 @@ mod tests {
         deck
     }
 
+    /// A random deal's first trick and a random trump: the hands dealt
+    /// from a shuffled deck, then the trump, then the leader drawn.
+    fn random_start(rng: &mut StdRng) -> (State, Suit) {
+        let deck = shuffled(rng);
+        let mut hands = [0u32; 4];
+        for (at, index) in deck.iter().enumerate() {
+            hands[at / 8] |= 1 << index;
+        }
+        let trump = Suit::ALL[rng.random_range(0..4)];
+        (state_at_start(hands, rng.random_range(0..4)), trump)
+    }
+
     /// A state at the start of a trick, nothing taken yet.
     fn state_at_start(hands: [u32; 4], leader: u8) -> State {
         State {
@@ -1870,13 +1882,7 @@ mod tests {
         full.set_extras(Solver::EXTRA_DEFAULT & !Solver::EXTRA_TWO_TRICKS);
         let mut two = Solver::new();
         for case in 0..5_000 {
-            let deck = shuffled(&mut rng);
-            let mut hands = [0u32; 4];
-            for (at, index) in deck.iter().enumerate() {
-                hands[at / 8] |= 1 << index;
-            }
-            let trump = Suit::ALL[rng.random_range(0..4)];
-            let mut state = state_at_start(hands, rng.random_range(0..4));
+            let (mut state, trump) = random_start(&mut rng);
             // Every third deal lets team A take the early tricks (pit open).
             let favour = case % 3 == 0;
             while state.remaining().count_ones() > 8 {
@@ -1933,13 +1939,7 @@ mod tests {
     /// A random deal and trump played out at random (legal cards) to the
     /// start of the trick with `out` cards still out.
     fn played_to(rng: &mut StdRng, out: u32) -> (State, Suit) {
-        let deck = shuffled(rng);
-        let mut hands = [0u32; 4];
-        for (at, index) in deck.iter().enumerate() {
-            hands[at / 8] |= 1 << index;
-        }
-        let trump = Suit::ALL[rng.random_range(0..4)];
-        let mut state = state_at_start(hands, rng.random_range(0..4));
+        let (mut state, trump) = random_start(rng);
         while state.remaining().count_ones() > out {
             let legal = state.legal(trump);
             let mut bits = legal;
@@ -2051,13 +2051,8 @@ mod tests {
     fn the_roem_bound_covers_the_roem_of_random_play() {
         let mut rng = StdRng::seed_from_u64(11);
         for _ in 0..20_000 {
-            let deck = shuffled(&mut rng);
-            let mut hands = [0u32; 4];
-            for (at, index) in deck.iter().enumerate() {
-                hands[at / 8] |= 1 << index;
-            }
-            let trump = Suit::ALL[rng.random_range(0..4)];
-            let mut state = state_at_start(hands, rng.random_range(0..4));
+            let (mut state, trump) = random_start(&mut rng);
+            let hands = state.hands;
             let mut starts = Vec::new();
             while state.remaining() != 0 {
                 if state.len == 0 {
