@@ -136,31 +136,31 @@ struct Awaiting {
 }
 
 struct Driver {
-    client: reqwest::Client,
-    base: String,
+    http: Http,
     samples: Samples,
     rng: u64,
 }
 
 impl Driver {
-    /// Sends one request, timing it under `endpoint`; None on a transport error or non-2xx.
+    /// Sends one request, timing it under `endpoint`; None on a transport
+    /// error or non-2xx. The answer is parsed only when `parse` asks for it
+    /// (a pure read needs its status alone).
     async fn call(
         &mut self,
         endpoint: &'static str,
-        request: reqwest::RequestBuilder,
+        request: Request<'_>,
+        parse: bool,
     ) -> Option<Answer> {
         let started = Instant::now();
-        let answer = request.send().await;
-        let answer = match answer {
-            Ok(r) => {
-                let ok = r.status().is_success();
-                let body = r.bytes().await;
-                match (ok, body) {
-                    (true, Ok(b)) => serde_json::from_slice(&b).ok(),
-                    _ => None,
+        let answer = match self.http.send(request).await {
+            Ok((status, body)) if (200..300).contains(&status) => {
+                if parse {
+                    serde_json::from_slice(body).ok()
+                } else {
+                    Some(Answer::default())
                 }
             }
-            Err(_) => None,
+            _ => None,
         };
         let micros = started.elapsed().as_micros().min(u32::MAX as u128) as u32;
         self.samples
@@ -183,11 +183,9 @@ impl Driver {
     }
 
     async fn new_player(&mut self, name: &str) -> Option<String> {
-        let request = self
-            .client
-            .post(format!("{}/v1/players", self.base))
-            .json(&json!({ "name": name }));
-        let player = self.call("POST /v1/players", request).await?;
+        let body = json!({ "name": name }).to_string();
+        let request = Request::post("/v1/players", None, &body);
+        let player = self.call("POST /v1/players", request, true).await?;
         player.token
     }
 
@@ -204,21 +202,17 @@ impl Driver {
         } else {
             json!({ "seats": seats })
         };
-        let request = self
-            .client
-            .post(format!("{}/v1/games", self.base))
-            .bearer_auth(&tokens[0])
-            .json(&json!({ "game": o.game, "options": options }));
-        let created = self.call("POST /v1/games", request).await?;
+        let body = json!({ "game": o.game, "options": options }).to_string();
+        let request = Request::post("/v1/games", Some(&tokens[0]), &body);
+        let created = self.call("POST /v1/games", request, true).await?;
         let mut view = created;
         let id = view.id.take()?;
+        let seats_path = format!("/v1/games/{id}/seats");
         for token in &tokens[1..] {
-            let request = self
-                .client
-                .post(format!("{}/v1/games/{id}/seats", self.base))
-                .bearer_auth(token)
-                .json(&json!({}));
-            view = self.call("POST /v1/games/{id}/seats", request).await?;
+            let request = Request::post(&seats_path, Some(token), "{}");
+            view = self
+                .call("POST /v1/games/{id}/seats", request, true)
+                .await?;
         }
         Some((id, tokens, view))
     }
@@ -231,14 +225,12 @@ fn awaited(view: &Answer) -> Option<usize> {
 
 async fn drive(
     o: Arc<Options>,
-    client: reqwest::Client,
     index: usize,
     stop: Arc<AtomicBool>,
     moves: Arc<AtomicU64>,
 ) -> Samples {
     let mut d = Driver {
-        client,
-        base: o.url.clone(),
+        http: Http::new(&o.url),
         samples: Samples::default(),
         rng: 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D),
     };
@@ -247,22 +239,25 @@ async fn drive(
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
+        let game_path = format!("/v1/games/{id}");
+        let moves_path = format!("/v1/games/{id}/moves");
         while !stop.load(Ordering::Relaxed) {
             let Some(seat) = awaited(&view) else {
                 continue 'tables; // finished
             };
-            let token = tokens[seat.min(tokens.len() - 1)].clone();
-            let request = d
-                .client
-                .get(format!("{}/v1/games/{id}", d.base))
-                .bearer_auth(&token);
-            let Some(seen) = d.call("GET /v1/games/{id}", request).await else {
-                continue 'tables;
-            };
+            let token = &tokens[seat.min(tokens.len() - 1)];
+            let request = Request::get(&game_path, token);
             if o.reads {
-                view = seen;
+                // Nothing moves, so the awaited seat stays the same: the
+                // view is read whole but not parsed.
+                if d.call("GET /v1/games/{id}", request, false).await.is_none() {
+                    continue 'tables;
+                }
                 continue;
             }
+            let Some(seen) = d.call("GET /v1/games/{id}", request, true).await else {
+                continue 'tables;
+            };
             // Any legal move but ending a Potverteren table, so tables run long.
             let legal: Vec<&Value> = seen
                 .legal_moves
@@ -272,13 +267,10 @@ async fn drive(
             if legal.is_empty() {
                 continue 'tables;
             }
-            let pick = legal[d.next_random(legal.len())].clone();
-            let request = d
-                .client
-                .post(format!("{}/v1/games/{id}/moves", d.base))
-                .bearer_auth(&token)
-                .json(&json!({ "move": pick, "expected_version": seen.version }));
-            let Some(after) = d.call("POST /v1/games/{id}/moves", request).await else {
+            let pick = legal[d.next_random(legal.len())];
+            let body = json!({ "move": pick, "expected_version": seen.version }).to_string();
+            let request = Request::post(&moves_path, Some(token), &body);
+            let Some(after) = d.call("POST /v1/games/{id}/moves", request, true).await else {
                 continue 'tables;
             };
             view = after;
@@ -301,11 +293,6 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 #[tokio::main]
 async fn main() {
     let o = Arc::new(parse_options());
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(o.tables)
-        .timeout(Duration::from_secs(30))
-        .build()
-        .expect("an HTTP client");
     let stop = Arc::new(AtomicBool::new(false));
     let moves = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -313,7 +300,6 @@ async fn main() {
         .map(|i| {
             tokio::spawn(drive(
                 Arc::clone(&o),
-                client.clone(),
                 i,
                 Arc::clone(&stop),
                 Arc::clone(&moves),
@@ -390,4 +376,226 @@ async fn main() {
             e["p999_ms"].as_f64().unwrap_or(0.0)
         );
     }
+}
+
+/// One request as [`Http::send`] writes it.
+struct Request<'a> {
+    method: &'static str,
+    path: &'a str,
+    token: Option<&'a str>,
+    body: Option<&'a str>,
+}
+
+impl<'a> Request<'a> {
+    fn get(path: &'a str, token: &'a str) -> Request<'a> {
+        Request {
+            method: "GET",
+            path,
+            token: Some(token),
+            body: None,
+        }
+    }
+
+    fn post(path: &'a str, token: Option<&'a str>, json: &'a str) -> Request<'a> {
+        Request {
+            method: "POST",
+            path,
+            token,
+            body: Some(json),
+        }
+    }
+}
+
+/// A driver's one keep-alive HTTP/1.1 connection to the server, written by
+/// hand: the client shares the two cores with the service and Postgres, and
+/// a general client (reqwest over hyper, with its pool and header maps) cost
+/// more per request than the service's own HTTP stack (docs/benchmarks.md,
+/// "A lean load generator"). It sends one request at a time, reads the
+/// answer's status and its body (`Content-Length` or chunked), and opens a
+/// new connection after an error or a `Connection: close`. A request is not
+/// retried: an error is counted as one.
+struct Http {
+    addr: String,
+    host: String,
+    stream: Option<tokio::net::TcpStream>,
+    out: Vec<u8>,
+    buf: Vec<u8>,
+    body: Vec<u8>,
+}
+
+/// How long one exchange may take before it counts as an error.
+const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Http {
+    /// For a `http://host:port` URL (checked to be loopback already).
+    fn new(url: &str) -> Http {
+        let host = url
+            .strip_prefix("http://")
+            .unwrap_or(url)
+            .split('/')
+            .next()
+            .unwrap_or("")
+            .to_owned();
+        let has_port = match host.strip_prefix('[') {
+            Some(v6) => v6.contains("]:"),
+            None => host.contains(':'),
+        };
+        let addr = if has_port {
+            host.clone()
+        } else {
+            format!("{host}:80")
+        };
+        Http {
+            addr,
+            host,
+            stream: None,
+            out: Vec::with_capacity(1024),
+            buf: Vec::with_capacity(64 * 1024),
+            body: Vec::with_capacity(64 * 1024),
+        }
+    }
+
+    /// Sends `request` and returns the answer's status and body.
+    async fn send(&mut self, request: Request<'_>) -> std::io::Result<(u16, &[u8])> {
+        let exchanged = tokio::time::timeout(EXCHANGE_TIMEOUT, self.exchange(request)).await;
+        match exchanged {
+            Ok(Ok((status, keep))) => {
+                if !keep {
+                    self.stream = None;
+                }
+                Ok((status, &self.body))
+            }
+            Ok(Err(error)) => {
+                self.stream = None;
+                Err(error)
+            }
+            Err(_) => {
+                self.stream = None;
+                Err(std::io::ErrorKind::TimedOut.into())
+            }
+        }
+    }
+
+    /// One exchange: the status, whether the connection may be kept, and
+    /// the body in `self.body`.
+    async fn exchange(&mut self, request: Request<'_>) -> std::io::Result<(u16, bool)> {
+        use std::io::Write as _;
+        use tokio::io::AsyncWriteExt as _;
+
+        self.out.clear();
+        write!(
+            self.out,
+            "{} {} HTTP/1.1\r\nHost: {}\r\n",
+            request.method, request.path, self.host
+        )?;
+        if let Some(token) = request.token {
+            write!(self.out, "Authorization: Bearer {token}\r\n")?;
+        }
+        match request.body {
+            Some(body) => write!(
+                self.out,
+                "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )?,
+            None => self.out.extend_from_slice(b"\r\n"),
+        }
+        if self.stream.is_none() {
+            let stream = tokio::net::TcpStream::connect(&self.addr).await?;
+            stream.set_nodelay(true)?;
+            self.stream = Some(stream);
+            self.buf.clear();
+        }
+        let stream = self.stream.as_mut().expect("connected above");
+        stream.write_all(&self.out).await?;
+
+        // The head: up to the blank line.
+        let head_end = loop {
+            if let Some(at) = find(&self.buf, b"\r\n\r\n") {
+                break at + 4;
+            }
+            read_more(stream, &mut self.buf).await?;
+        };
+        let head = std::str::from_utf8(&self.buf[..head_end]).map_err(invalid)?;
+        let mut lines = head.split("\r\n");
+        let status_line = lines.next().unwrap_or("");
+        let status: u16 = status_line
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| invalid("no status"))?;
+        let mut length = None;
+        let mut chunked = false;
+        let mut keep = status_line.starts_with("HTTP/1.1");
+        for line in lines {
+            let Some((name, value)) = line.split_once(':') else {
+                continue;
+            };
+            let value = value.trim();
+            if name.eq_ignore_ascii_case("content-length") {
+                length = Some(value.parse::<usize>().map_err(invalid)?);
+            } else if name.eq_ignore_ascii_case("transfer-encoding") {
+                chunked = value.to_ascii_lowercase().contains("chunked");
+            } else if name.eq_ignore_ascii_case("connection") {
+                keep = !value.eq_ignore_ascii_case("close");
+            }
+        }
+        self.buf.drain(..head_end);
+        self.body.clear();
+        if chunked {
+            loop {
+                let line_end = loop {
+                    if let Some(at) = find(&self.buf, b"\r\n") {
+                        break at;
+                    }
+                    read_more(stream, &mut self.buf).await?;
+                };
+                let size_text = std::str::from_utf8(&self.buf[..line_end]).map_err(invalid)?;
+                let size_text = size_text.split(';').next().unwrap_or("").trim();
+                let size = usize::from_str_radix(size_text, 16).map_err(invalid)?;
+                // The chunk and its CRLF (the last chunk: the CRLF that
+                // ends the trailers, none sent here).
+                while self.buf.len() < line_end + 2 + size + 2 {
+                    read_more(stream, &mut self.buf).await?;
+                }
+                let start = line_end + 2;
+                self.body.extend_from_slice(&self.buf[start..start + size]);
+                self.buf.drain(..start + size + 2);
+                if size == 0 {
+                    break;
+                }
+            }
+        } else {
+            let Some(length) = length else {
+                return Err(invalid("an answer without Content-Length or chunks"));
+            };
+            while self.buf.len() < length {
+                read_more(stream, &mut self.buf).await?;
+            }
+            self.body.extend_from_slice(&self.buf[..length]);
+            self.buf.drain(..length);
+        }
+        Ok((status, keep))
+    }
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Reads what the server sent next onto the end of `buf`; an error at the
+/// end of the stream.
+async fn read_more(stream: &mut tokio::net::TcpStream, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    use tokio::io::AsyncReadExt as _;
+    if buf.capacity() - buf.len() < 16 * 1024 {
+        buf.reserve(64 * 1024);
+    }
+    if stream.read_buf(buf).await? == 0 {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(())
+}
+
+fn invalid(error: impl ToString) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, error.to_string())
 }
