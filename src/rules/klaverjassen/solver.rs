@@ -545,6 +545,10 @@ pub struct Solver {
     stop_at: u64,
     /// The node count at which to look at the clock next.
     clock_at: u64,
+    /// The node count at which `out_of_budget` looks at the limits next:
+    /// the nearer of `stop_at` and `clock_at`, 0 once aborted (one
+    /// comparison per node).
+    check_at: u64,
     deadline: Option<Instant>,
     aborted: bool,
     /// The card points of each card (bit index) with this solve's trump:
@@ -597,6 +601,10 @@ impl Solver {
     /// them can still make roem (only how many, and who holds them in
     /// order).
     pub const EXTRA_LOW_KEY: u32 = 64;
+    /// Switch: the rest and nat searches try the table's move and the
+    /// killer before the other cards are scored (the same order, less
+    /// work when one of them cuts off).
+    pub const EXTRA_LAZY: u32 = 128;
     /// The switches a new solver starts with: buckets, killers, the
     /// shallow first guess, the last two tricks' own search and the
     /// low-card key, which cut nodes or instructions; not the others,
@@ -605,7 +613,8 @@ impl Solver {
         | Solver::EXTRA_KILLERS
         | Solver::EXTRA_GUESS
         | Solver::EXTRA_TWO_TRICKS
-        | Solver::EXTRA_LOW_KEY;
+        | Solver::EXTRA_LOW_KEY
+        | Solver::EXTRA_LAZY;
 
     /// The shallow search behind the first guess stops at a trick's start
     /// with this many cards still out (after three tricks).
@@ -635,6 +644,7 @@ impl Solver {
             playing: Team::A,
             stop_at: u64::MAX,
             clock_at: u64::MAX,
+            check_at: u64::MAX,
             deadline: None,
             aborted: false,
             points: [0; 32],
@@ -698,6 +708,7 @@ impl Solver {
             u64::MAX
         };
         self.aborted = false;
+        self.check_at = self.stop_at.min(self.clock_at);
     }
 
     /// Starts a new table generation: every entry stored so far counts as
@@ -738,6 +749,18 @@ impl Solver {
     /// Whether the solve in progress must give up (its limits are reached).
     #[inline]
     fn out_of_budget(&mut self) -> bool {
+        if self.nodes < self.check_at {
+            return false;
+        }
+        self.look_at_limits()
+    }
+
+    /// [`Solver::out_of_budget`] once the node count reaches `check_at`:
+    /// the node limit, the clock (every [`CLOCK_EVERY`] nodes), or a solve
+    /// already aborted.
+    #[cold]
+    #[inline(never)]
+    fn look_at_limits(&mut self) -> bool {
         if self.aborted {
             return true;
         }
@@ -752,6 +775,11 @@ impl Solver {
                 self.aborted = true;
             }
         }
+        self.check_at = if self.aborted {
+            0
+        } else {
+            self.stop_at.min(self.clock_at)
+        };
         self.aborted
     }
 
@@ -1167,46 +1195,93 @@ impl Solver {
             }
         }
         let legal = state.legal(trump);
-        let mut moves = [0u8; 8];
-        let count = self.moves(state, legal, table_move, &mut moves);
         let maximising = team_index(state.mover()) == 0;
         let mut best = if maximising { -INF } else { INF };
-        let mut best_move = moves[0];
+        // Every value is finite, so the first card searched sets it.
+        let mut best_move = 0;
         let (start_alpha, start_beta) = (alpha, beta);
         let here = margin(state);
         let here_made = made(state);
-        for &index in &moves[..count] {
-            let mut child = *state;
-            child.play(u32::from(index), trump);
-            self.nodes += 1;
-            // Points and roem change only when the trick closes.
-            let (gain, child_budget) = if child.len != 0 {
-                (0, budget)
-            } else if NAT {
-                (margin(&child) - here, budget - (made(&child) - here_made))
-            } else {
-                (margin(&child) - here, 0)
-            };
-            let value = gain + self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain);
-            if self.aborted {
-                return 0;
-            }
-            if maximising {
-                if value > best {
-                    best = value;
-                    best_move = index;
+        // Searches the card at bit `index` and ends the move loop on a
+        // cut-off.
+        macro_rules! try_move {
+            ($index:expr, $moves:lifetime) => {{
+                let index: u8 = $index;
+                let mut child = *state;
+                child.play(u32::from(index), trump);
+                self.nodes += 1;
+                // Points and roem change only when the trick closes.
+                let (gain, child_budget) = if child.len != 0 {
+                    (0, budget)
+                } else if NAT {
+                    (margin(&child) - here, budget - (made(&child) - here_made))
+                } else {
+                    (margin(&child) - here, 0)
+                };
+                let value =
+                    gain + self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain);
+                if self.aborted {
+                    return 0;
                 }
-                alpha = alpha.max(value);
-            } else {
-                if value < best {
-                    best = value;
-                    best_move = index;
+                if maximising {
+                    if value > best {
+                        best = value;
+                        best_move = index;
+                    }
+                    alpha = alpha.max(value);
+                } else {
+                    if value < best {
+                        best = value;
+                        best_move = index;
+                    }
+                    beta = beta.min(value);
                 }
-                beta = beta.min(value);
+                if alpha >= beta {
+                    self.killers[state.remaining().count_ones() as usize] = index;
+                    break $moves;
+                }
+            }};
+        }
+        'moves: {
+            if legal & legal.wrapping_sub(1) == 0 {
+                // One legal card: nothing to merge or order.
+                try_move!(legal.trailing_zeros() as u8, 'moves);
+                break 'moves;
             }
-            if alpha >= beta {
-                self.killers[state.remaining().count_ones() as usize] = index;
-                break;
+            if self.extras & Solver::EXTRA_LAZY == 0 || !self.techniques.ordering {
+                let mut moves = [0u8; 8];
+                let count = self.order(state, legal, table_move, &mut moves);
+                for &index in &moves[..count] {
+                    try_move!(index, 'moves);
+                }
+                break 'moves;
+            }
+            // The table's move and the killer first, before the other
+            // cards are scored: the same order as `order` gives (scores
+            // 1,000 and 900), but most nodes cut off at one of them.
+            let mut cards = legal;
+            if self.techniques.merge {
+                cards &= !self.mergeable(state, legal);
+            }
+            if let Some(first) = table_move
+                && first < 32
+                && cards & (1 << first) != 0
+            {
+                cards &= !(1 << first);
+                try_move!(first as u8, 'moves);
+            }
+            let killer = self.killer(state);
+            if killer < 32 && cards & (1 << killer) != 0 {
+                cards &= !(1 << killer);
+                try_move!(killer as u8, 'moves);
+            }
+            if cards == 0 {
+                break 'moves;
+            }
+            let mut moves = [0u8; 8];
+            let count = self.score_and_sort(state, cards, 0xFF, 0xFF, &mut moves);
+            for &index in &moves[..count] {
+                try_move!(index, 'moves);
             }
         }
         if slot != usize::MAX && !self.aborted {
@@ -1683,13 +1758,33 @@ impl Solver {
             }
             return count;
         }
-        let trump = self.trump;
-        let killer = if self.extras & Solver::EXTRA_KILLERS != 0 {
+        let killer = self.killer(state);
+        self.score_and_sort(state, cards, first.unwrap_or(0xFF), killer, out)
+    }
+
+    /// The killer move for `state` (0xFF: none, or killers off).
+    #[inline]
+    fn killer(&self, state: &State) -> u32 {
+        if self.extras & Solver::EXTRA_KILLERS != 0 {
             u32::from(self.killers[state.remaining().count_ones() as usize])
         } else {
             0xFF
-        };
-        let first = first.unwrap_or(0xFF);
+        }
+    }
+
+    /// The moves among `cards` in the order of their scores, highest first
+    /// (`first`, then `killer`, then by the heuristics), into `out`;
+    /// returns how many.
+    #[inline(never)]
+    fn score_and_sort(
+        &self,
+        state: &State,
+        cards: u32,
+        first: u32,
+        killer: u32,
+        out: &mut [u8; 8],
+    ) -> usize {
+        let trump = self.trump;
         let mut scored = [(0i32, 0u8); 8];
         let mut count = 0;
         let seat = state.mover();
