@@ -560,6 +560,11 @@ pub struct Solver {
     /// This solve's trumps (bit indices), strongest first (the rules'
     /// [`strength`]).
     trumps: [u8; 8],
+    /// For each set of this solve's trumps (8 bits, natural rank order):
+    /// the same set in strength order (bit 7 the strongest), from `trumps`.
+    by_strength: [u8; 256],
+    /// For each set of trumps in strength order: their card points.
+    strength_points: [i32; 256],
     /// Per number of cards still out (0-32), the last move that cut off
     /// there (killer move; 0xFF: none).
     killers: [u8; 33],
@@ -650,6 +655,8 @@ impl Solver {
             points: [0; 32],
             low: 0,
             trumps: [0; 8],
+            by_strength: [0; 256],
+            strength_points: [0; 256],
             killers: [0xFF; 33],
             extras: Solver::EXTRA_DEFAULT,
             horizon: 0,
@@ -697,6 +704,19 @@ impl Solver {
         self.trumps.sort_by_key(|&index| {
             std::cmp::Reverse(strength(u32::from(index), position.trump, position.trump))
         });
+        for set in 0..256usize {
+            let (mut ordered, mut points) = (0u8, 0);
+            for (place, &index) in self.trumps.iter().enumerate() {
+                if set & (1 << (index - first)) != 0 {
+                    ordered |= 0x80 >> place;
+                }
+                if set & (0x80 >> place) != 0 {
+                    points += self.points[usize::from(index)];
+                }
+            }
+            self.by_strength[set] = ordered;
+            self.strength_points[set] = points;
+        }
         self.killers = [0xFF; 33];
         self.playing = position.playing_team;
         self.new_generation();
@@ -1657,7 +1677,38 @@ impl Solver {
     /// trump still out wins whatever trick it falls in, and so does every
     /// next strongest one while the same team holds all the trumps above
     /// it: those cards' points go to that team.
+    ///
+    /// By masks: the trumps still out and team A's, in strength order; the
+    /// sure ones are those above the strongest trump of the team that
+    /// does not hold the strongest.
+    #[inline]
     fn sure(&self, state: &State) -> ([i32; 2], Option<usize>) {
+        let shift = 8 * self.trump as u32;
+        let out = u32::from(self.by_strength[((state.remaining() >> shift) & 0xFF) as usize]);
+        if out == 0 {
+            return ([0; 2], None);
+        }
+        let team_a = state.hands[0] | state.hands[2];
+        let ours = u32::from(self.by_strength[((team_a >> shift) & 0xFF) as usize]);
+        // The team of the strongest trump out (0: A, 1: B), and the
+        // other team's trumps.
+        let top = 31 - out.leading_zeros();
+        let team = usize::from(ours & (1 << top) == 0);
+        let theirs = if team == 0 { out & !ours } else { ours };
+        let sure_set = if theirs == 0 {
+            out
+        } else {
+            out & !((2 << (31 - theirs.leading_zeros())) - 1)
+        };
+        let mut sure = [0; 2];
+        sure[team] = self.strength_points[sure_set as usize];
+        (sure, Some(team))
+    }
+
+    /// [`Solver::sure`] card by card, strongest trump first: the
+    /// reference its masks are tested against.
+    #[cfg(test)]
+    fn sure_card_by_card(&self, state: &State) -> ([i32; 2], Option<usize>) {
         let remaining = state.remaining();
         let team_a = state.hands[0] | state.hands[2];
         let mut sure = [0; 2];
@@ -2138,6 +2189,35 @@ mod tests {
             assert_eq!(moved_nat, nat, "{first:?} {second:?}");
         }
         assert!(shared > 50, "{shared}");
+    }
+
+    /// The sure trumps by masks are the sure trumps counted card by card,
+    /// strongest first, at every trick's start of random deals played out
+    /// at random, every trump and playing team.
+    #[test]
+    fn the_sure_trumps_by_masks_are_those_counted_card_by_card() {
+        let mut rng = StdRng::seed_from_u64(16);
+        let mut solver = Solver::new();
+        for case in 0..5_000 {
+            let (mut state, trump) = random_start(&mut rng);
+            let playing = if case % 2 == 0 { Team::A } else { Team::B };
+            solver.start(&position_of(&state, trump, playing), Limits::NONE);
+            while state.remaining() != 0 {
+                if state.len == 0 {
+                    assert_eq!(
+                        solver.sure(&state),
+                        solver.sure_card_by_card(&state),
+                        "{state:?} {trump:?}"
+                    );
+                }
+                let legal = state.legal(trump);
+                let mut bits = legal;
+                for _ in 0..rng.random_range(0..legal.count_ones()) {
+                    bits &= bits - 1;
+                }
+                state.play(bits.trailing_zeros(), trump);
+            }
+        }
     }
 
     /// The roem bound at each trick's start is never below the roem the
