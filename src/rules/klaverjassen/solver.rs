@@ -215,6 +215,19 @@ fn card_index(card: Card) -> u32 {
     CardSet::single(card).bits().trailing_zeros()
 }
 
+/// The first trick of the last two, as the two-trick search plays it: its
+/// cards (a mask), the suit led, how many, the position and `strength` of
+/// the card winning it so far and the card points in it.
+#[derive(Clone, Copy, Debug)]
+struct FirstTrick {
+    trick: u32,
+    led: u32,
+    len: u8,
+    top: u8,
+    power: u8,
+    taken: i32,
+}
+
 /// The search state: small and `Copy`, so each move copies it (copy-make).
 #[derive(Clone, Copy, Debug)]
 struct State {
@@ -1485,20 +1498,45 @@ impl Solver {
         // (no run of three, four of a kind or stuk among them): then no
         // trick's roem is worked out.
         let melds = roem(remaining, self.trump) != 0;
-        self.two_tricks_play::<NAT>(state, (points, budget, pit_open, melds), alpha, beta)
+        let end = (points, budget, pit_open, melds);
+        let first = FirstTrick {
+            trick: 0,
+            led: 0,
+            len: 0,
+            top: 0,
+            power: 0,
+            taken: 0,
+        };
+        self.two_tricks_play::<NAT>(&state.hands, state.leader, end, first, alpha, beta)
     }
 
-    /// [`Solver::two_tricks`] at a card of the first of the two tricks.
+    /// [`Solver::two_tricks`] at a card of the first of the two tricks:
+    /// `hands` as they were at its start, `leader` its leader, `first` its
+    /// cards so far.
     fn two_tricks_play<const NAT: bool>(
         &mut self,
-        state: &State,
+        hands: &[u32; 4],
+        leader: u8,
         end: (i32, i32, bool, bool),
+        first: FirstTrick,
         mut alpha: i32,
         mut beta: i32,
     ) -> i32 {
         let trump = self.trump;
-        let legal = state.legal(trump);
-        let maximising = team_index(state.mover()) == 0;
+        let seat = (leader + first.len) & 3;
+        let hand = hands[usize::from(seat)] & !first.trick;
+        let legal = if first.len == 0 {
+            hand
+        } else {
+            legal_cards(
+                CardSet::from_bits(hand),
+                CardSet::from_bits(first.trick),
+                Some(Suit::ALL[(first.led & 3) as usize]),
+                trump,
+            )
+            .bits()
+        };
+        let maximising = team_index(seat) == 0;
         let mut best = if maximising { -INF } else { INF };
         let mut bits = legal;
         while bits != 0 {
@@ -1510,15 +1548,24 @@ impl Solver {
             let index = bits.trailing_zeros();
             bits &= bits - 1;
             self.nodes += 1;
-            let mut child = *state;
-            let seat = usize::from(child.mover());
-            child.hands[seat] &= !(1 << index);
-            child.add_to_trick(index, trump);
-            let value = if child.len == 4 {
+            // The card joins the trick, which keeps its strongest card as
+            // `State::add_to_trick` does.
+            let led = if first.len == 0 { index / 8 } else { first.led };
+            let power = power_of(index, led, trump);
+            let mut next = first;
+            next.led = led;
+            next.trick |= 1 << index;
+            next.taken += self.points[index as usize];
+            if first.len == 0 || power > first.power {
+                next.top = first.len;
+                next.power = power;
+            }
+            next.len = first.len + 1;
+            let value = if next.len == 4 {
                 self.nodes += 4;
-                self.two_tricks_end::<NAT>(&child, end)
+                self.two_tricks_end::<NAT>(hands, leader, end, &next)
             } else {
-                self.two_tricks_play::<NAT>(&child, end, alpha, beta)
+                self.two_tricks_play::<NAT>(hands, leader, end, next, alpha, beta)
             };
             if maximising {
                 best = best.max(value);
@@ -1535,22 +1582,20 @@ impl Solver {
     }
 
     /// [`Solver::two_tricks`] once the first trick holds its four cards
-    /// (`first`, not yet closed): that trick and the forced last one
-    /// scored as `State::play` scores them (the last trick's winner by the
-    /// same `strength` order, one card at a time from its leader).
+    /// (`first`): that trick and the forced last one scored as
+    /// `State::play` scores them (the last trick's winner by the same
+    /// `strength` order, one card at a time from its leader).
     #[inline]
     fn two_tricks_end<const NAT: bool>(
         &self,
-        first: &State,
+        hands: &[u32; 4],
+        leader: u8,
         (points, budget, pit_open, melds): (i32, i32, bool, bool),
+        first: &FirstTrick,
     ) -> i32 {
         let trump = self.trump;
-        let winner = (first.leader + first.top) & 3;
-        let taken: i32 = first
-            .cards
-            .iter()
-            .map(|&card| self.points[usize::from(card)])
-            .sum();
+        let winner = (leader + first.top) & 3;
+        let taken = first.taken;
         let roem_of = |trick: u32| {
             if melds {
                 roem(CardSet::from_bits(trick), trump)
@@ -1559,21 +1604,24 @@ impl Solver {
             }
         };
         let first_roem = roem_of(first.trick);
-        // The last trick: every seat's one card, led by the winner.
-        let hands = first.hands;
-        let lead = hands[usize::from(winner)].trailing_zeros();
+        // The last trick: every seat's other card, led by the winner.
+        let card_of = |seat: u8| (hands[usize::from(seat & 3)] & !first.trick).trailing_zeros();
+        let lead = card_of(winner);
         let led = lead / 8;
         let mut last_winner = winner;
         let mut top = power_of(lead, led, trump);
+        let mut last = 1 << lead;
         for offset in 1..4 {
             let seat = (winner + offset) & 3;
-            let power = power_of(hands[usize::from(seat)].trailing_zeros(), led, trump);
+            let card = card_of(seat);
+            last |= 1 << card;
+            let power = power_of(card, led, trump);
             if power > top {
                 top = power;
                 last_winner = seat;
             }
         }
-        let last_roem = roem_of(hands[0] | hands[1] | hands[2] | hands[3]);
+        let last_roem = roem_of(last);
         let for_a = |seat: u8, value: i32| if team_index(seat) == 0 { value } else { -value };
         let gain =
             for_a(winner, taken + first_roem) + for_a(last_winner, points - taken + last_roem);
