@@ -583,6 +583,12 @@ pub struct Solver {
     killers: [u8; 33],
     /// Switches for the newer techniques ([`Solver::set_extras`]).
     extras: u32,
+    /// [`Solver::EXTRA_LAZY`] on, with move ordering (read at every node).
+    lazy: bool,
+    /// The table and the last two tricks' own search on, no horizon: the
+    /// rest and nat searches go straight to [`Solver::two_tricks_start`]
+    /// at 8 cards out.
+    fast_two: bool,
     /// While the first guess is estimated: the rest and nat searches stop
     /// at a trick's start with at most this many cards still out and
     /// return an estimate there (0: never, the exact search).
@@ -672,6 +678,8 @@ impl Solver {
             strength_points: [0; 256],
             killers: [0xFF; 33],
             extras: Solver::EXTRA_DEFAULT,
+            lazy: techniques.ordering,
+            fast_two: techniques.table,
             horizon: 0,
         }
     }
@@ -680,6 +688,8 @@ impl Solver {
     /// for measuring what each is worth; values never change.
     pub fn set_extras(&mut self, flags: u32) {
         self.extras = flags;
+        self.lazy = flags & Solver::EXTRA_LAZY != 0 && self.techniques.ordering;
+        self.fast_two = self.two_trick_table();
         let bits = if flags & Solver::EXTRA_BIG_TABLE != 0 {
             20
         } else {
@@ -690,6 +700,14 @@ impl Solver {
             self.mask = (1 << bits) - 1;
             self.generation = 0;
         }
+    }
+
+    /// Whether the rest and nat searches may go straight to
+    /// [`Solver::two_tricks_start`] at 8 cards out (without a horizon).
+    fn two_trick_table(&self) -> bool {
+        self.techniques.table
+            && self.extras & Solver::EXTRA_TWO_TRICKS != 0
+            && self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0
     }
 
     /// Cards played in searches so far (the node count), over the solver's
@@ -768,8 +786,10 @@ impl Solver {
             return 0;
         }
         self.horizon = Solver::GUESS_HORIZON;
+        self.fast_two = false;
         let estimate = self.mtdf(state, 0);
         self.horizon = 0;
+        self.fast_two = self.two_trick_table();
         self.new_generation();
         let sign = self.sign();
         if sign * estimate > 0 {
@@ -1251,8 +1271,17 @@ impl Solver {
                 } else {
                     (margin(&child) - here, 0)
                 };
-                let value =
-                    gain + self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain);
+                let value = gain
+                    + if child.len == 0 && self.fast_two && child.remaining().count_ones() == 8 {
+                        self.two_tricks_start::<NAT>(
+                            &child,
+                            child_budget,
+                            alpha - gain,
+                            beta - gain,
+                        )
+                    } else {
+                        self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain)
+                    };
                 if self.aborted {
                     return 0;
                 }
@@ -1281,7 +1310,7 @@ impl Solver {
                 try_move!(legal.trailing_zeros() as u8, 'moves);
                 break 'moves;
             }
-            if self.extras & Solver::EXTRA_LAZY == 0 || !self.techniques.ordering {
+            if !self.lazy {
                 let mut moves = [0u8; 8];
                 let count = self.order(state, legal, table_move, &mut moves);
                 for &index in &moves[..count] {
@@ -1327,6 +1356,50 @@ impl Solver {
             );
         }
         best
+    }
+
+    /// [`Solver::rest`] at the start of the second-last trick, when the
+    /// table and the last two tricks' own search are on and no horizon
+    /// applies (`fast_two`): what `rest` and `trick_start` do there (the
+    /// table, then the search of the last two tricks, its result stored),
+    /// without their work for the other tricks.
+    #[inline(never)]
+    fn two_tricks_start<const NAT: bool>(
+        &mut self,
+        state: &State,
+        budget: i32,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        if self.out_of_budget() {
+            return 0;
+        }
+        let pit_open = !NAT && self.pit_open(state);
+        let budget = budget.clamp(-10, 2_000);
+        let flag = if NAT {
+            (((budget / 10 + 1) as u64) & 0xFF) << 35 | 1 << 62
+        } else {
+            u64::from(pit_open) << 34
+        };
+        let key = u64::from(state.remaining()) | u64::from(state.leader) << 32 | flag | 1 << 63;
+        let slot = self.find(key);
+        let entry = self.table[slot];
+        if entry.generation == self.generation && entry.key == key {
+            let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+            if lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+        }
+        let value = self.two_tricks::<NAT>(state, budget, pit_open, alpha, beta);
+        if !self.aborted {
+            self.store(key, value, (alpha, beta), 0, 8);
+        }
+        value
     }
 
     /// The rest and nat searches at a trick's start: the end of the deal,
@@ -1790,6 +1863,7 @@ impl Solver {
     }
 
     /// The cards of `legal` that merge with the card one rank below them.
+    #[inline]
     fn mergeable(&self, state: &State, legal: u32) -> u32 {
         // Only two pointless low cards of one suit can merge: most nodes
         // have no such pair.
@@ -1797,6 +1871,13 @@ impl Solver {
         if low & ((low >> 1) | (low >> 2)) & 0x0303_0303 == 0 {
             return 0;
         }
+        self.merged_low_cards(state, low)
+    }
+
+    /// [`Solver::mergeable`] when two legal low cards (`low`) share a
+    /// suit, out of line.
+    #[inline(never)]
+    fn merged_low_cards(&self, state: &State, low: u32) -> u32 {
         let seat = usize::from(state.mover());
         let hand = state.hands[seat];
         let in_play = state.remaining() | state.trick;
