@@ -319,25 +319,32 @@ impl State {
     /// parent into the child first, so no state is read back whole right
     /// after its fields were written (a store-forwarding stall that took a
     /// third of the time when `play` returned the new state by value).
-    #[inline]
+    #[inline(always)]
     fn play(&mut self, index: u32, trump: Suit) {
         let seat = usize::from(self.mover());
         self.hands[seat] &= !(1 << index);
         self.add_to_trick(index, trump);
         if self.len == 4 {
-            let set = CardSet::from_bits(self.trick);
-            let winner = (self.leader + self.top) & 3;
-            let team = team_index(winner);
-            self.points[team] += set_points(set, trump);
-            if self.remaining() == 0 {
-                self.points[team] += LAST_TRICK;
-            }
-            self.roem[team] += roem(set, trump);
-            self.taken[team] += 1;
-            self.leader = winner;
-            self.len = 0;
-            self.trick = 0;
+            self.close_trick(trump);
         }
+    }
+
+    /// Scores the trick once its fourth card is in (out of line: the
+    /// three cards in four that close no trick stay small).
+    #[inline(never)]
+    fn close_trick(&mut self, trump: Suit) {
+        let set = CardSet::from_bits(self.trick);
+        let winner = (self.leader + self.top) & 3;
+        let team = team_index(winner);
+        self.points[team] += set_points(set, trump);
+        if self.remaining() == 0 {
+            self.points[team] += LAST_TRICK;
+        }
+        self.roem[team] += roem(set, trump);
+        self.taken[team] += 1;
+        self.leader = winner;
+        self.len = 0;
+        self.trick = 0;
     }
 
     /// Puts the card at bit `index` in the open trick and keeps track of
@@ -1965,58 +1972,59 @@ impl Solver {
         out: &mut [u8; 8],
     ) -> usize {
         let trump = self.trump;
-        let mut scored = [(0i32, 0u8); 8];
+        // Each card's score and bit index in one key, `score << 5 | (31 -
+        // index)`, sorted highest first: equal scores keep card order. Every
+        // score lies in 0..2048.
+        let mut keys = [0u32; 8];
         let mut count = 0;
-        let seat = state.mover();
-        let led = state.led();
+        let leading = state.len == 0;
+        let led = u32::from(state.cards[0]) / 8;
         // The card winning the trick so far, and whether the partner holds it.
         let best_strength = state.power;
-        let partner_winning = team_index((state.leader + state.top) & 3) == team_index(seat);
+        let partner_winning =
+            team_index((state.leader + state.top) & 3) == team_index(state.mover());
+        let closing = state.len == 3;
         let mut bits = cards;
         while bits != 0 {
             let index = bits.trailing_zeros();
             bits &= bits - 1;
-            let points = self.points[index as usize];
             let score = if index == first {
                 1_000
             } else if index == killer {
                 900
+            } else if leading {
+                // Leading: strong cards first, trumps last.
+                let suit = index / 8;
+                let power = power_of(index, suit, trump);
+                i32::from(power) * 4 - if suit == trump as u32 { 40 } else { 0 }
             } else {
-                match led {
-                    None => {
-                        // Leading: strong cards first, trumps last.
-                        let suit = index / 8;
-                        let power = power_of(index, suit, trump);
-                        i32::from(power) * 4 - if suit == trump as u32 { 40 } else { 0 }
+                let points = self.points[index as usize];
+                let power = power_of(index, led, trump);
+                if partner_winning {
+                    if power > best_strength && !closing {
+                        points
+                    } else {
+                        200 + points
                     }
-                    Some(led) => {
-                        let power = power_of(index, led as u32, trump);
-                        if partner_winning {
-                            if power > best_strength && state.len < 3 {
-                                points
-                            } else {
-                                200 + points
-                            }
-                        } else if power > best_strength {
-                            300 - i32::from(power) + points
-                        } else {
-                            100 - points
-                        }
-                    }
+                } else if power > best_strength {
+                    300 - i32::from(power) + points
+                } else {
+                    100 - points
                 }
             };
-            // Insertion by score, highest first (stable: equal scores keep
-            // card order).
+            debug_assert!((0..2048).contains(&score));
+            let key = (score as u32) << 5 | (31 - index);
+            // Insertion, highest first.
             let mut at = count;
-            while at > 0 && scored[at - 1].0 < score {
-                scored[at] = scored[at - 1];
+            while at > 0 && keys[at - 1] < key {
+                keys[at] = keys[at - 1];
                 at -= 1;
             }
-            scored[at] = (score, index as u8);
+            keys[at] = key;
             count += 1;
         }
-        for (slot, (_, index)) in out.iter_mut().zip(&scored[..count]) {
-            *slot = *index;
+        for (slot, key) in out.iter_mut().zip(&keys[..count]) {
+            *slot = (31 - (key & 31)) as u8;
         }
         count
     }
