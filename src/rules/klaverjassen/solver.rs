@@ -302,7 +302,7 @@ impl State {
         (self.len > 0).then(|| Suit::ALL[usize::from(self.cards[0] / 8)])
     }
 
-    #[inline]
+    #[inline(always)]
     fn legal(&self, trump: Suit) -> u32 {
         let seat = usize::from(self.mover());
         legal_cards(
@@ -1260,8 +1260,6 @@ impl Solver {
         // Every value is finite, so the first card searched sets it.
         let mut best_move = 0;
         let (start_alpha, start_beta) = (alpha, beta);
-        let here = margin(state);
-        let here_made = made(state);
         // Searches the card at bit `index` and ends the move loop on a
         // cut-off.
         macro_rules! try_move {
@@ -1274,9 +1272,12 @@ impl Solver {
                 let (gain, child_budget) = if child.len != 0 {
                     (0, budget)
                 } else if NAT {
-                    (margin(&child) - here, budget - (made(&child) - here_made))
+                    (
+                        margin(&child) - margin(state),
+                        budget - (made(&child) - made(state)),
+                    )
                 } else {
-                    (margin(&child) - here, 0)
+                    (margin(&child) - margin(state), 0)
                 };
                 let value = gain
                     + if child.len == 0 && self.fast_two && child.remaining().count_ones() == 8 {
