@@ -33,7 +33,7 @@ use crate::rules::cards::{Card, Suit};
 
 use super::cardset::{CardSet, card_at};
 use super::game::{Match, Phase};
-use super::play_rules::{card_points, legal_cards, set_points, strength};
+use super::play_rules::{card_points, legal_cards, points_at, set_points, strength};
 use super::roem::roem;
 use super::scoring::{DEAL_POINTS, LAST_TRICK, PIT_BONUS, score_deal};
 use super::team::{BySeat, ByTeam, Team};
@@ -158,6 +158,22 @@ const STRENGTHS: [[[u8; 32]; 4]; 4] = {
                 index += 1;
             }
             led += 1;
+        }
+        trump += 1;
+    }
+    table
+};
+
+/// The rules' card points ([`points_at`], [`card_points`] by bit index) of
+/// every card for each trump (`[trump][index]`), worked out at compile time.
+const CARD_POINTS: [[u8; 32]; 4] = {
+    let mut table = [[0u8; 32]; 4];
+    let mut trump = 0;
+    while trump < 4 {
+        let mut index = 0;
+        while index < 32 {
+            table[trump][index] = points_at(index as u32, Suit::ALL[trump]);
+            index += 1;
         }
         trump += 1;
     }
@@ -336,7 +352,14 @@ impl State {
         let set = CardSet::from_bits(self.trick);
         let winner = (self.leader + self.top) & 3;
         let team = team_index(winner);
-        self.points[team] += set_points(set, trump);
+        // The trick's points, card by card (the same sum as the rules'
+        // `set_points` of the trick).
+        let table = &CARD_POINTS[trump as usize];
+        self.points[team] += self
+            .cards
+            .iter()
+            .map(|&card| i32::from(table[usize::from(card & 31)]))
+            .sum::<i32>();
         if self.remaining() == 0 {
             self.points[team] += LAST_TRICK;
         }
@@ -2135,6 +2158,20 @@ mod tests {
                 trick_winner(&cards, Seat(leader), trump),
                 "{cards:?} trump {trump:?}"
             );
+        }
+    }
+
+    /// The card points table is the rules' `card_points` for every card and
+    /// trump.
+    #[test]
+    fn the_card_points_table_is_the_rules_card_points() {
+        for trump in Suit::ALL {
+            for index in 0..32 {
+                assert_eq!(
+                    i32::from(CARD_POINTS[trump as usize][index as usize]),
+                    card_points(card_at(index), trump)
+                );
+            }
         }
     }
 
