@@ -1924,6 +1924,7 @@ impl Solver {
         let hand = state.hands[seat];
         let in_play = state.remaining() | state.trick;
         let others = in_play & !hand;
+        let free = no_roem_mask(others);
         let mut merged = 0;
         for suit in 0..4u32 {
             let shift = 8 * suit;
@@ -1941,8 +1942,8 @@ impl Solver {
                     continue;
                 }
                 if let Some(lower) = previous
-                    && no_roem(lower, suit, theirs, others)
-                    && no_roem(rank, suit, theirs, others)
+                    && free & (1 << (shift + lower)) != 0
+                    && free & (1 << (shift + rank)) != 0
                 {
                     merged |= 1 << (shift + rank);
                 }
@@ -2077,10 +2078,27 @@ fn representative(merged: u32, legal: u32, index: u32) -> u32 {
     rep
 }
 
+/// The low cards (natural ranks 7 8 9 of every suit) that can make no roem
+/// from here on with the other seats' cards still in play, `others`: bit
+/// `8 * suit + rank` set exactly when [`no_roem`] holds for it. A run of
+/// three through a card needs the two other cards of one of its three
+/// windows in `others`; four of a kind its rank in the other three suits.
+fn no_roem_mask(others: u32) -> u32 {
+    // The card's window starting at it, around it, ending at it (the
+    // last two only for ranks above 7 and 8: no wrap into the suit below).
+    let run = (others >> 1) & (others >> 2)
+        | (others << 1) & (others >> 1) & 0x0606_0606
+        | (others << 1) & (others << 2) & 0x0404_0404;
+    let four = others.rotate_right(8) & others.rotate_right(16) & others.rotate_right(24);
+    !(run | four) & 0x0707_0707
+}
+
 /// Whether the card of natural rank `rank` in `suit` can make no roem from
 /// here on: no run of three through it among itself and the other seats'
 /// cards of the suit still in play, and not all four cards of its rank in
 /// play in other hands.
+/// (The reference [`no_roem_mask`] is tested against.)
+#[cfg(test)]
 fn no_roem(rank: u32, suit: u32, theirs: u32, others: u32) -> bool {
     let cards = theirs | 1 << rank;
     for start in rank.saturating_sub(2)..=rank {
@@ -2169,6 +2187,31 @@ mod tests {
                 trick_winner(&cards, Seat(leader), trump),
                 "{cards:?} trump {trump:?}"
             );
+        }
+    }
+
+    /// The no-roem mask is `no_roem` card by card, for random sets of the
+    /// other seats' cards, every suit and low rank.
+    #[test]
+    fn the_no_roem_mask_is_no_roem_card_by_card() {
+        let mut rng = StdRng::seed_from_u64(18);
+        for case in 0..20_000 {
+            let deck = shuffled(&mut rng);
+            let count = 4 + case % 24;
+            let others = deck[..count]
+                .iter()
+                .fold(0u32, |bits, index| bits | 1 << index);
+            let mask = no_roem_mask(others);
+            for suit in 0..4u32 {
+                let theirs = (others >> (8 * suit)) & 0xFF;
+                for rank in 0..3u32 {
+                    assert_eq!(
+                        mask & 1 << (8 * suit + rank) != 0,
+                        no_roem(rank, suit, theirs, others),
+                        "{others:x} {suit} {rank}"
+                    );
+                }
+            }
         }
     }
 
