@@ -59,6 +59,19 @@ pub fn card_points(card: Card, trump: Suit) -> i32 {
     i32::from(table[index(card)])
 }
 
+/// The points of the card at bit `index` (see [`CardSet`]) with this trump:
+/// [`card_points`] by bit index, from the same tables, for tables worked
+/// out at compile time.
+#[inline]
+pub const fn points_at(index: u32, trump: Suit) -> u8 {
+    let rank = (index % 8) as usize;
+    if index / 8 == trump as u32 {
+        TRUMP_POINTS[rank]
+    } else {
+        PLAIN_POINTS[rank]
+    }
+}
+
 /// Builds a table over every 8-bit set of ranks (natural order) of the
 /// strength, in `order`, of the strongest rank in the set (0 for none).
 const fn highest_by_mask(order: &[u8; 8]) -> [u8; 256] {

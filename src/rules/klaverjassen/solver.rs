@@ -33,7 +33,7 @@ use crate::rules::cards::{Card, Suit};
 
 use super::cardset::{CardSet, card_at};
 use super::game::{Match, Phase};
-use super::play_rules::{card_points, legal_cards, set_points, strength};
+use super::play_rules::{card_points, legal_cards, points_at, set_points, strength};
 use super::roem::roem;
 use super::scoring::{DEAL_POINTS, LAST_TRICK, PIT_BONUS, score_deal};
 use super::team::{BySeat, ByTeam, Team};
@@ -164,6 +164,22 @@ const STRENGTHS: [[[u8; 32]; 4]; 4] = {
     table
 };
 
+/// The rules' card points ([`points_at`], [`card_points`] by bit index) of
+/// every card for each trump (`[trump][index]`), worked out at compile time.
+const CARD_POINTS: [[u8; 32]; 4] = {
+    let mut table = [[0u8; 32]; 4];
+    let mut trump = 0;
+    while trump < 4 {
+        let mut index = 0;
+        while index < 32 {
+            table[trump][index] = points_at(index as u32, Suit::ALL[trump]);
+            index += 1;
+        }
+        trump += 1;
+    }
+    table
+};
+
 /// [`strength`] by table: the card at bit `index` in a trick led with the
 /// suit numbered `led`.
 #[inline]
@@ -213,6 +229,19 @@ const KEPT: i32 = 10_000;
 /// The bit index of a Klaverjassen card.
 fn card_index(card: Card) -> u32 {
     CardSet::single(card).bits().trailing_zeros()
+}
+
+/// The first trick of the last two, as the two-trick search plays it: its
+/// cards (a mask), the suit led, how many, the position and `strength` of
+/// the card winning it so far and the card points in it.
+#[derive(Clone, Copy, Debug)]
+struct FirstTrick {
+    trick: u32,
+    led: u32,
+    len: u8,
+    top: u8,
+    power: u8,
+    taken: i32,
 }
 
 /// The search state: small and `Copy`, so each move copies it (copy-make).
@@ -289,7 +318,7 @@ impl State {
         (self.len > 0).then(|| Suit::ALL[usize::from(self.cards[0] / 8)])
     }
 
-    #[inline]
+    #[inline(always)]
     fn legal(&self, trump: Suit) -> u32 {
         let seat = usize::from(self.mover());
         legal_cards(
@@ -306,25 +335,41 @@ impl State {
     /// parent into the child first, so no state is read back whole right
     /// after its fields were written (a store-forwarding stall that took a
     /// third of the time when `play` returned the new state by value).
-    #[inline]
+    #[inline(always)]
     fn play(&mut self, index: u32, trump: Suit) {
         let seat = usize::from(self.mover());
         self.hands[seat] &= !(1 << index);
         self.add_to_trick(index, trump);
         if self.len == 4 {
-            let set = CardSet::from_bits(self.trick);
-            let winner = (self.leader + self.top) & 3;
-            let team = team_index(winner);
-            self.points[team] += set_points(set, trump);
-            if self.remaining() == 0 {
-                self.points[team] += LAST_TRICK;
-            }
-            self.roem[team] += roem(set, trump);
-            self.taken[team] += 1;
-            self.leader = winner;
-            self.len = 0;
-            self.trick = 0;
+            self.close_trick(trump);
         }
+    }
+
+    /// Scores the trick once its fourth card is in (out of line: the
+    /// three cards in four that close no trick stay small).
+    #[inline(never)]
+    fn close_trick(&mut self, trump: Suit) {
+        let set = CardSet::from_bits(self.trick);
+        let winner = (self.leader + self.top) & 3;
+        let team = team_index(winner);
+        // The trick's points, card by card (the same sum as the rules'
+        // `set_points` of the trick).
+        let table = &CARD_POINTS[trump as usize];
+        self.points[team] += self
+            .cards
+            .iter()
+            .map(|&card| i32::from(table[usize::from(card & 31)]))
+            .sum::<i32>();
+        if self.remaining() == 0 {
+            self.points[team] += LAST_TRICK;
+        }
+        if may_make_roem(self.trick) {
+            self.roem[team] += roem(set, trump);
+        }
+        self.taken[team] += 1;
+        self.leader = winner;
+        self.len = 0;
+        self.trick = 0;
     }
 
     /// Puts the card at bit `index` in the open trick and keeps track of
@@ -462,6 +507,15 @@ fn roem_bound(hands: &[u32; 4], trump: Suit) -> i32 {
     bound
 }
 
+/// Whether the cards `bits` can hold any roem: a run or *stuk* needs two
+/// cards of one suit next to each other in natural order, four of a kind
+/// one rank in every suit. A quick test before the rules' [`roem`] (which
+/// gives 0 whenever this is false).
+#[inline]
+fn may_make_roem(bits: u32) -> bool {
+    bits & (bits >> 1) & 0x7F7F_7F7F != 0 || bits & (bits >> 8) & (bits >> 16) & (bits >> 24) != 0
+}
+
 /// Ranks (natural index) worth no points and equal in strength to their
 /// neighbours: plain 7 8 9, trump 7 8.
 const PLAIN_ZERO: u32 = 0b111;
@@ -545,6 +599,10 @@ pub struct Solver {
     stop_at: u64,
     /// The node count at which to look at the clock next.
     clock_at: u64,
+    /// The node count at which `out_of_budget` looks at the limits next:
+    /// the nearer of `stop_at` and `clock_at`, 0 once aborted (one
+    /// comparison per node).
+    check_at: u64,
     deadline: Option<Instant>,
     aborted: bool,
     /// The card points of each card (bit index) with this solve's trump:
@@ -556,11 +614,22 @@ pub struct Solver {
     /// This solve's trumps (bit indices), strongest first (the rules'
     /// [`strength`]).
     trumps: [u8; 8],
+    /// For each set of this solve's trumps (8 bits, natural rank order):
+    /// the same set in strength order (bit 7 the strongest), from `trumps`.
+    by_strength: [u8; 256],
+    /// For each set of trumps in strength order: their card points.
+    strength_points: [i32; 256],
     /// Per number of cards still out (0-32), the last move that cut off
     /// there (killer move; 0xFF: none).
     killers: [u8; 33],
     /// Switches for the newer techniques ([`Solver::set_extras`]).
     extras: u32,
+    /// [`Solver::EXTRA_LAZY`] on, with move ordering (read at every node).
+    lazy: bool,
+    /// The table and the last two tricks' own search on, no horizon: the
+    /// rest and nat searches go straight to [`Solver::two_tricks_start`]
+    /// at 8 cards out.
+    fast_two: bool,
     /// While the first guess is estimated: the rest and nat searches stop
     /// at a trick's start with at most this many cards still out and
     /// return an estimate there (0: never, the exact search).
@@ -597,6 +666,10 @@ impl Solver {
     /// them can still make roem (only how many, and who holds them in
     /// order).
     pub const EXTRA_LOW_KEY: u32 = 64;
+    /// Switch: the rest and nat searches try the table's move and the
+    /// killer before the other cards are scored (the same order, less
+    /// work when one of them cuts off).
+    pub const EXTRA_LAZY: u32 = 128;
     /// The switches a new solver starts with: buckets, killers, the
     /// shallow first guess, the last two tricks' own search and the
     /// low-card key, which cut nodes or instructions; not the others,
@@ -605,7 +678,8 @@ impl Solver {
         | Solver::EXTRA_KILLERS
         | Solver::EXTRA_GUESS
         | Solver::EXTRA_TWO_TRICKS
-        | Solver::EXTRA_LOW_KEY;
+        | Solver::EXTRA_LOW_KEY
+        | Solver::EXTRA_LAZY;
 
     /// The shallow search behind the first guess stops at a trick's start
     /// with this many cards still out (after three tricks).
@@ -635,13 +709,18 @@ impl Solver {
             playing: Team::A,
             stop_at: u64::MAX,
             clock_at: u64::MAX,
+            check_at: u64::MAX,
             deadline: None,
             aborted: false,
             points: [0; 32],
             low: 0,
             trumps: [0; 8],
+            by_strength: [0; 256],
+            strength_points: [0; 256],
             killers: [0xFF; 33],
             extras: Solver::EXTRA_DEFAULT,
+            lazy: techniques.ordering,
+            fast_two: techniques.table,
             horizon: 0,
         }
     }
@@ -650,6 +729,8 @@ impl Solver {
     /// for measuring what each is worth; values never change.
     pub fn set_extras(&mut self, flags: u32) {
         self.extras = flags;
+        self.lazy = flags & Solver::EXTRA_LAZY != 0 && self.techniques.ordering;
+        self.fast_two = self.two_trick_table();
         let bits = if flags & Solver::EXTRA_BIG_TABLE != 0 {
             20
         } else {
@@ -660,6 +741,14 @@ impl Solver {
             self.mask = (1 << bits) - 1;
             self.generation = 0;
         }
+    }
+
+    /// Whether the rest and nat searches may go straight to
+    /// [`Solver::two_tricks_start`] at 8 cards out (without a horizon).
+    fn two_trick_table(&self) -> bool {
+        self.techniques.table
+            && self.extras & Solver::EXTRA_TWO_TRICKS != 0
+            && self.extras & Solver::EXTRA_SMALL_NO_TABLE == 0
     }
 
     /// Cards played in searches so far (the node count), over the solver's
@@ -687,6 +776,19 @@ impl Solver {
         self.trumps.sort_by_key(|&index| {
             std::cmp::Reverse(strength(u32::from(index), position.trump, position.trump))
         });
+        for set in 0..256usize {
+            let (mut ordered, mut points) = (0u8, 0);
+            for (place, &index) in self.trumps.iter().enumerate() {
+                if set & (1 << (index - first)) != 0 {
+                    ordered |= 0x80 >> place;
+                }
+                if set & (0x80 >> place) != 0 {
+                    points += self.points[usize::from(index)];
+                }
+            }
+            self.by_strength[set] = ordered;
+            self.strength_points[set] = points;
+        }
         self.killers = [0xFF; 33];
         self.playing = position.playing_team;
         self.new_generation();
@@ -698,6 +800,7 @@ impl Solver {
             u64::MAX
         };
         self.aborted = false;
+        self.check_at = self.stop_at.min(self.clock_at);
     }
 
     /// Starts a new table generation: every entry stored so far counts as
@@ -724,8 +827,10 @@ impl Solver {
             return 0;
         }
         self.horizon = Solver::GUESS_HORIZON;
+        self.fast_two = false;
         let estimate = self.mtdf(state, 0);
         self.horizon = 0;
+        self.fast_two = self.two_trick_table();
         self.new_generation();
         let sign = self.sign();
         if sign * estimate > 0 {
@@ -738,6 +843,18 @@ impl Solver {
     /// Whether the solve in progress must give up (its limits are reached).
     #[inline]
     fn out_of_budget(&mut self) -> bool {
+        if self.nodes < self.check_at {
+            return false;
+        }
+        self.look_at_limits()
+    }
+
+    /// [`Solver::out_of_budget`] once the node count reaches `check_at`:
+    /// the node limit, the clock (every [`CLOCK_EVERY`] nodes), or a solve
+    /// already aborted.
+    #[cold]
+    #[inline(never)]
+    fn look_at_limits(&mut self) -> bool {
         if self.aborted {
             return true;
         }
@@ -752,6 +869,11 @@ impl Solver {
                 self.aborted = true;
             }
         }
+        self.check_at = if self.aborted {
+            0
+        } else {
+            self.stop_at.min(self.clock_at)
+        };
         self.aborted
     }
 
@@ -1167,46 +1289,103 @@ impl Solver {
             }
         }
         let legal = state.legal(trump);
-        let mut moves = [0u8; 8];
-        let count = self.moves(state, legal, table_move, &mut moves);
         let maximising = team_index(state.mover()) == 0;
         let mut best = if maximising { -INF } else { INF };
-        let mut best_move = moves[0];
+        // Every value is finite, so the first card searched sets it.
+        let mut best_move = 0;
         let (start_alpha, start_beta) = (alpha, beta);
-        let here = margin(state);
-        let here_made = made(state);
-        for &index in &moves[..count] {
-            let mut child = *state;
-            child.play(u32::from(index), trump);
-            self.nodes += 1;
-            // Points and roem change only when the trick closes.
-            let (gain, child_budget) = if child.len != 0 {
-                (0, budget)
-            } else if NAT {
-                (margin(&child) - here, budget - (made(&child) - here_made))
-            } else {
-                (margin(&child) - here, 0)
-            };
-            let value = gain + self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain);
-            if self.aborted {
-                return 0;
-            }
-            if maximising {
-                if value > best {
-                    best = value;
-                    best_move = index;
+        // Searches the card at bit `index` and ends the move loop on a
+        // cut-off.
+        macro_rules! try_move {
+            ($index:expr, $moves:lifetime) => {{
+                let index: u8 = $index;
+                let mut child = *state;
+                child.play(u32::from(index), trump);
+                self.nodes += 1;
+                // Points and roem change only when the trick closes.
+                let (gain, child_budget) = if child.len != 0 {
+                    (0, budget)
+                } else if NAT {
+                    (
+                        margin(&child) - margin(state),
+                        budget - (made(&child) - made(state)),
+                    )
+                } else {
+                    (margin(&child) - margin(state), 0)
+                };
+                let value = gain
+                    + if child.len == 0 && self.fast_two && child.remaining().count_ones() == 8 {
+                        self.two_tricks_start::<NAT>(
+                            &child,
+                            child_budget,
+                            alpha - gain,
+                            beta - gain,
+                        )
+                    } else {
+                        self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain)
+                    };
+                if self.aborted {
+                    return 0;
                 }
-                alpha = alpha.max(value);
-            } else {
-                if value < best {
-                    best = value;
-                    best_move = index;
+                if maximising {
+                    if value > best {
+                        best = value;
+                        best_move = index;
+                    }
+                    alpha = alpha.max(value);
+                } else {
+                    if value < best {
+                        best = value;
+                        best_move = index;
+                    }
+                    beta = beta.min(value);
                 }
-                beta = beta.min(value);
+                if alpha >= beta {
+                    self.killers[state.remaining().count_ones() as usize] = index;
+                    break $moves;
+                }
+            }};
+        }
+        'moves: {
+            if legal & legal.wrapping_sub(1) == 0 {
+                // One legal card: nothing to merge or order.
+                try_move!(legal.trailing_zeros() as u8, 'moves);
+                break 'moves;
             }
-            if alpha >= beta {
-                self.killers[state.remaining().count_ones() as usize] = index;
-                break;
+            if !self.lazy {
+                let mut moves = [0u8; 8];
+                let count = self.order(state, legal, table_move, &mut moves);
+                for &index in &moves[..count] {
+                    try_move!(index, 'moves);
+                }
+                break 'moves;
+            }
+            // The table's move and the killer first, before the other
+            // cards are scored: the same order as `order` gives (scores
+            // 1,000 and 900), but most nodes cut off at one of them.
+            let mut cards = legal;
+            if self.techniques.merge {
+                cards &= !self.mergeable(state, legal);
+            }
+            if let Some(first) = table_move
+                && first < 32
+                && cards & (1 << first) != 0
+            {
+                cards &= !(1 << first);
+                try_move!(first as u8, 'moves);
+            }
+            let killer = self.killer(state);
+            if killer < 32 && cards & (1 << killer) != 0 {
+                cards &= !(1 << killer);
+                try_move!(killer as u8, 'moves);
+            }
+            if cards == 0 {
+                break 'moves;
+            }
+            let mut moves = [0u8; 8];
+            let count = self.score_and_sort(state, cards, 0xFF, 0xFF, &mut moves);
+            for &index in &moves[..count] {
+                try_move!(index, 'moves);
             }
         }
         if slot != usize::MAX && !self.aborted {
@@ -1219,6 +1398,50 @@ impl Solver {
             );
         }
         best
+    }
+
+    /// [`Solver::rest`] at the start of the second-last trick, when the
+    /// table and the last two tricks' own search are on and no horizon
+    /// applies (`fast_two`): what `rest` and `trick_start` do there (the
+    /// table, then the search of the last two tricks, its result stored),
+    /// without their work for the other tricks.
+    #[inline(never)]
+    fn two_tricks_start<const NAT: bool>(
+        &mut self,
+        state: &State,
+        budget: i32,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        if self.out_of_budget() {
+            return 0;
+        }
+        let pit_open = !NAT && self.pit_open(state);
+        let budget = budget.clamp(-10, 2_000);
+        let flag = if NAT {
+            (((budget / 10 + 1) as u64) & 0xFF) << 35 | 1 << 62
+        } else {
+            u64::from(pit_open) << 34
+        };
+        let key = u64::from(state.remaining()) | u64::from(state.leader) << 32 | flag | 1 << 63;
+        let slot = self.find(key);
+        let entry = self.table[slot];
+        if entry.generation == self.generation && entry.key == key {
+            let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+            if lower >= beta {
+                return lower;
+            }
+            if upper <= alpha {
+                return upper;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+        }
+        let value = self.two_tricks::<NAT>(state, budget, pit_open, alpha, beta);
+        if !self.aborted {
+            self.store(key, value, (alpha, beta), 0, 8);
+        }
+        value
     }
 
     /// The rest and nat searches at a trick's start: the end of the deal,
@@ -1390,20 +1613,45 @@ impl Solver {
         // (no run of three, four of a kind or stuk among them): then no
         // trick's roem is worked out.
         let melds = roem(remaining, self.trump) != 0;
-        self.two_tricks_play::<NAT>(state, (points, budget, pit_open, melds), alpha, beta)
+        let end = (points, budget, pit_open, melds);
+        let first = FirstTrick {
+            trick: 0,
+            led: 0,
+            len: 0,
+            top: 0,
+            power: 0,
+            taken: 0,
+        };
+        self.two_tricks_play::<NAT>(&state.hands, state.leader, end, first, alpha, beta)
     }
 
-    /// [`Solver::two_tricks`] at a card of the first of the two tricks.
+    /// [`Solver::two_tricks`] at a card of the first of the two tricks:
+    /// `hands` as they were at its start, `leader` its leader, `first` its
+    /// cards so far.
     fn two_tricks_play<const NAT: bool>(
         &mut self,
-        state: &State,
+        hands: &[u32; 4],
+        leader: u8,
         end: (i32, i32, bool, bool),
+        first: FirstTrick,
         mut alpha: i32,
         mut beta: i32,
     ) -> i32 {
         let trump = self.trump;
-        let legal = state.legal(trump);
-        let maximising = team_index(state.mover()) == 0;
+        let seat = (leader + first.len) & 3;
+        let hand = hands[usize::from(seat)] & !first.trick;
+        let legal = if first.len == 0 {
+            hand
+        } else {
+            legal_cards(
+                CardSet::from_bits(hand),
+                CardSet::from_bits(first.trick),
+                Some(Suit::ALL[(first.led & 3) as usize]),
+                trump,
+            )
+            .bits()
+        };
+        let maximising = team_index(seat) == 0;
         let mut best = if maximising { -INF } else { INF };
         let mut bits = legal;
         while bits != 0 {
@@ -1415,15 +1663,24 @@ impl Solver {
             let index = bits.trailing_zeros();
             bits &= bits - 1;
             self.nodes += 1;
-            let mut child = *state;
-            let seat = usize::from(child.mover());
-            child.hands[seat] &= !(1 << index);
-            child.add_to_trick(index, trump);
-            let value = if child.len == 4 {
+            // The card joins the trick, which keeps its strongest card as
+            // `State::add_to_trick` does.
+            let led = if first.len == 0 { index / 8 } else { first.led };
+            let power = power_of(index, led, trump);
+            let mut next = first;
+            next.led = led;
+            next.trick |= 1 << index;
+            next.taken += self.points[index as usize];
+            if first.len == 0 || power > first.power {
+                next.top = first.len;
+                next.power = power;
+            }
+            next.len = first.len + 1;
+            let value = if next.len == 4 {
                 self.nodes += 4;
-                self.two_tricks_end::<NAT>(&child, end)
+                self.two_tricks_end::<NAT>(hands, leader, end, &next)
             } else {
-                self.two_tricks_play::<NAT>(&child, end, alpha, beta)
+                self.two_tricks_play::<NAT>(hands, leader, end, next, alpha, beta)
             };
             if maximising {
                 best = best.max(value);
@@ -1440,45 +1697,46 @@ impl Solver {
     }
 
     /// [`Solver::two_tricks`] once the first trick holds its four cards
-    /// (`first`, not yet closed): that trick and the forced last one
-    /// scored as `State::play` scores them (the last trick's winner by the
-    /// same `strength` order, one card at a time from its leader).
+    /// (`first`): that trick and the forced last one scored as
+    /// `State::play` scores them (the last trick's winner by the same
+    /// `strength` order, one card at a time from its leader).
     #[inline]
     fn two_tricks_end<const NAT: bool>(
         &self,
-        first: &State,
+        hands: &[u32; 4],
+        leader: u8,
         (points, budget, pit_open, melds): (i32, i32, bool, bool),
+        first: &FirstTrick,
     ) -> i32 {
         let trump = self.trump;
-        let winner = (first.leader + first.top) & 3;
-        let taken: i32 = first
-            .cards
-            .iter()
-            .map(|&card| self.points[usize::from(card)])
-            .sum();
+        let winner = (leader + first.top) & 3;
+        let taken = first.taken;
         let roem_of = |trick: u32| {
-            if melds {
+            if melds && may_make_roem(trick) {
                 roem(CardSet::from_bits(trick), trump)
             } else {
                 0
             }
         };
         let first_roem = roem_of(first.trick);
-        // The last trick: every seat's one card, led by the winner.
-        let hands = first.hands;
-        let lead = hands[usize::from(winner)].trailing_zeros();
+        // The last trick: every seat's other card, led by the winner.
+        let card_of = |seat: u8| (hands[usize::from(seat & 3)] & !first.trick).trailing_zeros();
+        let lead = card_of(winner);
         let led = lead / 8;
         let mut last_winner = winner;
         let mut top = power_of(lead, led, trump);
+        let mut last = 1 << lead;
         for offset in 1..4 {
             let seat = (winner + offset) & 3;
-            let power = power_of(hands[usize::from(seat)].trailing_zeros(), led, trump);
+            let card = card_of(seat);
+            last |= 1 << card;
+            let power = power_of(card, led, trump);
             if power > top {
                 top = power;
                 last_winner = seat;
             }
         }
-        let last_roem = roem_of(hands[0] | hands[1] | hands[2] | hands[3]);
+        let last_roem = roem_of(last);
         let for_a = |seat: u8, value: i32| if team_index(seat) == 0 { value } else { -value };
         let gain =
             for_a(winner, taken + first_roem) + for_a(last_winner, points - taken + last_roem);
@@ -1582,7 +1840,38 @@ impl Solver {
     /// trump still out wins whatever trick it falls in, and so does every
     /// next strongest one while the same team holds all the trumps above
     /// it: those cards' points go to that team.
+    ///
+    /// By masks: the trumps still out and team A's, in strength order; the
+    /// sure ones are those above the strongest trump of the team that
+    /// does not hold the strongest.
+    #[inline]
     fn sure(&self, state: &State) -> ([i32; 2], Option<usize>) {
+        let shift = 8 * self.trump as u32;
+        let out = u32::from(self.by_strength[((state.remaining() >> shift) & 0xFF) as usize]);
+        if out == 0 {
+            return ([0; 2], None);
+        }
+        let team_a = state.hands[0] | state.hands[2];
+        let ours = u32::from(self.by_strength[((team_a >> shift) & 0xFF) as usize]);
+        // The team of the strongest trump out (0: A, 1: B), and the
+        // other team's trumps.
+        let top = 31 - out.leading_zeros();
+        let team = usize::from(ours & (1 << top) == 0);
+        let theirs = if team == 0 { out & !ours } else { ours };
+        let sure_set = if theirs == 0 {
+            out
+        } else {
+            out & !((2 << (31 - theirs.leading_zeros())) - 1)
+        };
+        let mut sure = [0; 2];
+        sure[team] = self.strength_points[sure_set as usize];
+        (sure, Some(team))
+    }
+
+    /// [`Solver::sure`] card by card, strongest trump first: the
+    /// reference its masks are tested against.
+    #[cfg(test)]
+    fn sure_card_by_card(&self, state: &State) -> ([i32; 2], Option<usize>) {
         let remaining = state.remaining();
         let team_a = state.hands[0] | state.hands[2];
         let mut sure = [0; 2];
@@ -1616,6 +1905,7 @@ impl Solver {
     }
 
     /// The cards of `legal` that merge with the card one rank below them.
+    #[inline]
     fn mergeable(&self, state: &State, legal: u32) -> u32 {
         // Only two pointless low cards of one suit can merge: most nodes
         // have no such pair.
@@ -1623,10 +1913,18 @@ impl Solver {
         if low & ((low >> 1) | (low >> 2)) & 0x0303_0303 == 0 {
             return 0;
         }
+        self.merged_low_cards(state, low)
+    }
+
+    /// [`Solver::mergeable`] when two legal low cards (`low`) share a
+    /// suit, out of line.
+    #[inline(never)]
+    fn merged_low_cards(&self, state: &State, low: u32) -> u32 {
         let seat = usize::from(state.mover());
         let hand = state.hands[seat];
         let in_play = state.remaining() | state.trick;
         let others = in_play & !hand;
+        let free = no_roem_mask(others);
         let mut merged = 0;
         for suit in 0..4u32 {
             let shift = 8 * suit;
@@ -1644,8 +1942,8 @@ impl Solver {
                     continue;
                 }
                 if let Some(lower) = previous
-                    && no_roem(lower, suit, theirs, others)
-                    && no_roem(rank, suit, theirs, others)
+                    && free & (1 << (shift + lower)) != 0
+                    && free & (1 << (shift + rank)) != 0
                 {
                     merged |= 1 << (shift + rank);
                 }
@@ -1683,65 +1981,86 @@ impl Solver {
             }
             return count;
         }
-        let trump = self.trump;
-        let killer = if self.extras & Solver::EXTRA_KILLERS != 0 {
+        let killer = self.killer(state);
+        self.score_and_sort(state, cards, first.unwrap_or(0xFF), killer, out)
+    }
+
+    /// The killer move for `state` (0xFF: none, or killers off).
+    #[inline]
+    fn killer(&self, state: &State) -> u32 {
+        if self.extras & Solver::EXTRA_KILLERS != 0 {
             u32::from(self.killers[state.remaining().count_ones() as usize])
         } else {
             0xFF
-        };
-        let first = first.unwrap_or(0xFF);
-        let mut scored = [(0i32, 0u8); 8];
+        }
+    }
+
+    /// The moves among `cards` in the order of their scores, highest first
+    /// (`first`, then `killer`, then by the heuristics), into `out`;
+    /// returns how many.
+    #[inline(never)]
+    fn score_and_sort(
+        &self,
+        state: &State,
+        cards: u32,
+        first: u32,
+        killer: u32,
+        out: &mut [u8; 8],
+    ) -> usize {
+        let trump = self.trump;
+        // Each card's score and bit index in one key, `score << 5 | (31 -
+        // index)`, sorted highest first: equal scores keep card order. Every
+        // score lies in 0..2048.
+        let mut keys = [0u32; 8];
         let mut count = 0;
-        let seat = state.mover();
-        let led = state.led();
+        let leading = state.len == 0;
+        let led = u32::from(state.cards[0]) / 8;
         // The card winning the trick so far, and whether the partner holds it.
         let best_strength = state.power;
-        let partner_winning = team_index((state.leader + state.top) & 3) == team_index(seat);
+        let partner_winning =
+            team_index((state.leader + state.top) & 3) == team_index(state.mover());
+        let closing = state.len == 3;
         let mut bits = cards;
         while bits != 0 {
             let index = bits.trailing_zeros();
             bits &= bits - 1;
-            let points = self.points[index as usize];
             let score = if index == first {
                 1_000
             } else if index == killer {
                 900
+            } else if leading {
+                // Leading: strong cards first, trumps last.
+                let suit = index / 8;
+                let power = power_of(index, suit, trump);
+                i32::from(power) * 4 - if suit == trump as u32 { 40 } else { 0 }
             } else {
-                match led {
-                    None => {
-                        // Leading: strong cards first, trumps last.
-                        let suit = index / 8;
-                        let power = power_of(index, suit, trump);
-                        i32::from(power) * 4 - if suit == trump as u32 { 40 } else { 0 }
+                let points = self.points[index as usize];
+                let power = power_of(index, led, trump);
+                if partner_winning {
+                    if power > best_strength && !closing {
+                        points
+                    } else {
+                        200 + points
                     }
-                    Some(led) => {
-                        let power = power_of(index, led as u32, trump);
-                        if partner_winning {
-                            if power > best_strength && state.len < 3 {
-                                points
-                            } else {
-                                200 + points
-                            }
-                        } else if power > best_strength {
-                            300 - i32::from(power) + points
-                        } else {
-                            100 - points
-                        }
-                    }
+                } else if power > best_strength {
+                    300 - i32::from(power) + points
+                } else {
+                    100 - points
                 }
             };
-            // Insertion by score, highest first (stable: equal scores keep
-            // card order).
+            debug_assert!((0..2048).contains(&score));
+            let key = (score as u32) << 5 | (31 - index);
+            // Insertion, highest first.
             let mut at = count;
-            while at > 0 && scored[at - 1].0 < score {
-                scored[at] = scored[at - 1];
+            while at > 0 && keys[at - 1] < key {
+                keys[at] = keys[at - 1];
                 at -= 1;
             }
-            scored[at] = (score, index as u8);
+            keys[at] = key;
             count += 1;
         }
-        for (slot, (_, index)) in out.iter_mut().zip(&scored[..count]) {
-            *slot = *index;
+        for (slot, key) in out.iter_mut().zip(&keys[..count]) {
+            *slot = (31 - (key & 31)) as u8;
         }
         count
     }
@@ -1759,10 +2078,27 @@ fn representative(merged: u32, legal: u32, index: u32) -> u32 {
     rep
 }
 
+/// The low cards (natural ranks 7 8 9 of every suit) that can make no roem
+/// from here on with the other seats' cards still in play, `others`: bit
+/// `8 * suit + rank` set exactly when [`no_roem`] holds for it. A run of
+/// three through a card needs the two other cards of one of its three
+/// windows in `others`; four of a kind its rank in the other three suits.
+fn no_roem_mask(others: u32) -> u32 {
+    // The card's window starting at it, around it, ending at it (the
+    // last two only for ranks above 7 and 8: no wrap into the suit below).
+    let run = (others >> 1) & (others >> 2)
+        | (others << 1) & (others >> 1) & 0x0606_0606
+        | (others << 1) & (others << 2) & 0x0404_0404;
+    let four = others.rotate_right(8) & others.rotate_right(16) & others.rotate_right(24);
+    !(run | four) & 0x0707_0707
+}
+
 /// Whether the card of natural rank `rank` in `suit` can make no roem from
 /// here on: no run of three through it among itself and the other seats'
 /// cards of the suit still in play, and not all four cards of its rank in
 /// play in other hands.
+/// (The reference [`no_roem_mask`] is tested against.)
+#[cfg(test)]
 fn no_roem(rank: u32, suit: u32, theirs: u32, others: u32) -> bool {
     let cards = theirs | 1 << rank;
     for start in rank.saturating_sub(2)..=rank {
@@ -1851,6 +2187,73 @@ mod tests {
                 trick_winner(&cards, Seat(leader), trump),
                 "{cards:?} trump {trump:?}"
             );
+        }
+    }
+
+    /// The no-roem mask is `no_roem` card by card, for random sets of the
+    /// other seats' cards, every suit and low rank.
+    #[test]
+    fn the_no_roem_mask_is_no_roem_card_by_card() {
+        let mut rng = StdRng::seed_from_u64(18);
+        for case in 0..20_000 {
+            let deck = shuffled(&mut rng);
+            let count = 4 + case % 24;
+            let others = deck[..count]
+                .iter()
+                .fold(0u32, |bits, index| bits | 1 << index);
+            let mask = no_roem_mask(others);
+            for suit in 0..4u32 {
+                let theirs = (others >> (8 * suit)) & 0xFF;
+                for rank in 0..3u32 {
+                    assert_eq!(
+                        mask & 1 << (8 * suit + rank) != 0,
+                        no_roem(rank, suit, theirs, others),
+                        "{others:x} {suit} {rank}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The quick roem test never rules out a trick the rules give roem:
+    /// every set of four cards of random deals, and every run, stuk and
+    /// four of a kind.
+    #[test]
+    fn the_quick_roem_test_passes_every_trick_with_roem() {
+        let mut rng = StdRng::seed_from_u64(17);
+        let mut with_roem = 0;
+        for _ in 0..100_000 {
+            let deck = shuffled(&mut rng);
+            let bits = deck[..4].iter().fold(0u32, |bits, index| bits | 1 << index);
+            for trump in Suit::ALL {
+                if roem(CardSet::from_bits(bits), trump) != 0 {
+                    with_roem += 1;
+                    assert!(may_make_roem(bits), "{bits:x} {trump:?}");
+                }
+            }
+        }
+        for suit in 0..4 {
+            for rank in 0..7 {
+                assert!(may_make_roem(0b11 << (8 * suit + rank)));
+            }
+        }
+        for rank in 0..8 {
+            assert!(may_make_roem(0x0101_0101 << rank));
+        }
+        assert!(with_roem > 1_000, "{with_roem}");
+    }
+
+    /// The card points table is the rules' `card_points` for every card and
+    /// trump.
+    #[test]
+    fn the_card_points_table_is_the_rules_card_points() {
+        for trump in Suit::ALL {
+            for index in 0..32 {
+                assert_eq!(
+                    i32::from(CARD_POINTS[trump as usize][index as usize]),
+                    card_points(card_at(index), trump)
+                );
+            }
         }
     }
 
@@ -2043,6 +2446,35 @@ mod tests {
             assert_eq!(moved_nat, nat, "{first:?} {second:?}");
         }
         assert!(shared > 50, "{shared}");
+    }
+
+    /// The sure trumps by masks are the sure trumps counted card by card,
+    /// strongest first, at every trick's start of random deals played out
+    /// at random, every trump and playing team.
+    #[test]
+    fn the_sure_trumps_by_masks_are_those_counted_card_by_card() {
+        let mut rng = StdRng::seed_from_u64(16);
+        let mut solver = Solver::new();
+        for case in 0..5_000 {
+            let (mut state, trump) = random_start(&mut rng);
+            let playing = if case % 2 == 0 { Team::A } else { Team::B };
+            solver.start(&position_of(&state, trump, playing), Limits::NONE);
+            while state.remaining() != 0 {
+                if state.len == 0 {
+                    assert_eq!(
+                        solver.sure(&state),
+                        solver.sure_card_by_card(&state),
+                        "{state:?} {trump:?}"
+                    );
+                }
+                let legal = state.legal(trump);
+                let mut bits = legal;
+                for _ in 0..rng.random_range(0..legal.count_ones()) {
+                    bits &= bits - 1;
+                }
+                state.play(bits.trailing_zeros(), trump);
+            }
+        }
     }
 
     /// The roem bound at each trick's start is never below the roem the
