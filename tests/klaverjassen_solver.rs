@@ -173,6 +173,17 @@ fn random_position(rng: &mut StdRng, mode: RevokeMode, cards_left: u32) -> Posit
     Position::of_match(&game).expect("still playing")
 }
 
+/// Case `case` of a test that mixes both revoke modes: every third position
+/// in club mode, 5 or 6 cards left by turns ([`random_position`]).
+fn mixed_position(rng: &mut StdRng, case: usize) -> Position {
+    let mode = if case.is_multiple_of(3) {
+        RevokeMode::Club
+    } else {
+        RevokeMode::Enforced
+    };
+    random_position(rng, mode, 5 + case as u32 % 2)
+}
+
 fn check_against_minimax(mode: RevokeMode, seed: u64, count: usize) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut solver = Solver::new();
@@ -320,12 +331,7 @@ fn the_rest_of_deal_search_gives_the_same_values_as_the_search_on_the_whole_scor
         ..Techniques::default()
     });
     for case in 0..150 {
-        let mode = if case % 3 == 0 {
-            RevokeMode::Club
-        } else {
-            RevokeMode::Enforced
-        };
-        let position = random_position(&mut rng, mode, 5 + case as u32 % 2);
+        let position = mixed_position(&mut rng, case);
         assert_eq!(
             relative.solve(&position),
             absolute.solve(&position),
@@ -474,12 +480,7 @@ fn the_newer_techniques_change_no_value() {
         })
         .collect();
     for case in 0..120 {
-        let mode = if case % 3 == 0 {
-            RevokeMode::Club
-        } else {
-            RevokeMode::Enforced
-        };
-        let position = random_position(&mut rng, mode, 5 + case as u32 % 2);
+        let position = mixed_position(&mut rng, case);
         let expected = reference.solve(&position);
         for solver in &mut solvers {
             assert_eq!(solver.solve(&position), expected, "{position:?}");
@@ -500,12 +501,7 @@ fn trying_the_table_move_and_the_killer_first_searches_the_same_nodes() {
     let mut scored = Solver::new();
     scored.set_extras(Solver::EXTRA_DEFAULT & !Solver::EXTRA_LAZY);
     for case in 0..120 {
-        let mode = if case % 3 == 0 {
-            RevokeMode::Club
-        } else {
-            RevokeMode::Enforced
-        };
-        let position = random_position(&mut rng, mode, 5 + case as u32 % 2);
+        let position = mixed_position(&mut rng, case);
         let (before_lazy, before_scored) = (lazy.nodes(), scored.nodes());
         assert_eq!(
             lazy.solve(&position),
