@@ -3,10 +3,18 @@
 //! instances arrive through `LISTEN` (see `store::listen`) and are published
 //! here too. Waiters then reload the game from the database: nothing about a
 //! game is kept here but the last version heard of.
+//!
+//! The `LISTEN` connection is open only while this instance has waiters (and
+//! for [`LISTEN_GRACE`] after the last one left): an instance that only
+//! answers requests would otherwise be sent, and parse, every change made
+//! anywhere, for nobody (docs/benchmarks.md, "LISTEN only while someone
+//! waits"). A waiter's first read comes after the listener is listening, so
+//! it misses no change of another instance.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::watch;
 use uuid::Uuid;
@@ -22,9 +30,40 @@ pub enum Wake {
     Shutdown,
 }
 
+/// How long the `LISTEN` connection stays open after the last waiter left,
+/// so that clients polling one long poll after another do not open and
+/// close it each time.
+pub const LISTEN_GRACE: Duration = Duration::from_secs(30);
+
+/// How long a new waiter waits for the `LISTEN` connection before its first
+/// read. Past that (the database is away) it reads anyway: the listener's
+/// re-check when it does connect covers whatever it missed meanwhile.
+pub const LISTEN_READY_WAIT: Duration = Duration::from_secs(2);
+
+/// Where this instance's `LISTEN` stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listening {
+    /// No listener: SQLite, where every change is made by this instance.
+    Never,
+    /// Not listening now: nobody waits here.
+    Idle,
+    /// Listening: every change on any instance is heard.
+    Live,
+}
+
+/// How many [`Subscription`]s are live, and a wake for the listener each
+/// time that changes.
+#[derive(Default)]
+struct Waiters {
+    count: AtomicUsize,
+    changed: tokio::sync::Notify,
+}
+
 /// Per-game version channels, a re-check signal and a shutdown signal.
 pub struct Notifier {
     games: Mutex<HashMap<Uuid, watch::Sender<i64>>>,
+    waiters: Arc<Waiters>,
+    listening: watch::Sender<Listening>,
     recheck: watch::Sender<u64>,
     shutdown: watch::Sender<bool>,
     /// Wakes the scheduler: automatic work on some game falls due before
@@ -42,6 +81,8 @@ impl Default for Notifier {
     fn default() -> Self {
         Notifier {
             games: Mutex::new(HashMap::new()),
+            waiters: Arc::default(),
+            listening: watch::channel(Listening::Never).0,
             recheck: watch::channel(0).0,
             shutdown: watch::channel(false).0,
             work: tokio::sync::Notify::new(),
@@ -51,17 +92,85 @@ impl Default for Notifier {
 }
 
 impl Notifier {
-    /// Starts waiting for changes of `game`.
-    pub fn subscribe(&self, game: Uuid) -> Subscription {
-        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
-        let version = games
-            .entry(game)
-            .or_insert_with(|| watch::channel(0).0)
-            .subscribe();
+    /// Starts waiting for changes of `game`, once this instance hears of
+    /// every change (at most [`LISTEN_READY_WAIT`]): read the game after
+    /// this returns, so that no change in between is missed.
+    pub async fn subscribe(&self, game: Uuid) -> Subscription {
+        let subscription = self.subscribe_now(game);
+        let mut listening = self.listening.subscribe();
+        let live = listening.wait_for(|state| *state != Listening::Idle);
+        // Past the wait the listener's re-check on connecting covers it.
+        let _ = tokio::time::timeout(LISTEN_READY_WAIT, live).await;
+        subscription
+    }
+
+    /// [`Notifier::subscribe`] without waiting for the listener.
+    fn subscribe_now(&self, game: Uuid) -> Subscription {
+        let version = {
+            let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+            games
+                .entry(game)
+                .or_insert_with(|| watch::channel(0).0)
+                .subscribe()
+        };
+        self.waiters.count.fetch_add(1, Ordering::SeqCst);
+        self.waiters.changed.notify_one();
         Subscription {
             version,
             recheck: self.recheck.subscribe(),
             shutdown: self.shutdown.subscribe(),
+            _counted: Counted(Arc::clone(&self.waiters)),
+        }
+    }
+
+    /// This instance has a `LISTEN` connection to open while someone
+    /// waits (Postgres); until then waiters do not wait for one.
+    pub fn expect_listener(&self) {
+        self.listening.send_replace(Listening::Idle);
+    }
+
+    /// The listener connected and listens (`true`), or closed (`false`).
+    pub fn set_listening(&self, live: bool) {
+        let state = if live {
+            Listening::Live
+        } else {
+            Listening::Idle
+        };
+        self.listening.send_replace(state);
+    }
+
+    /// Where this instance's `LISTEN` stands.
+    pub fn listening(&self) -> Listening {
+        *self.listening.borrow()
+    }
+
+    /// Returns once someone waits here (at once if someone does).
+    pub async fn someone_waits(&self) {
+        loop {
+            let changed = self.waiters.changed.notified();
+            if self.waiters.count.load(Ordering::SeqCst) > 0 {
+                return;
+            }
+            changed.await;
+        }
+    }
+
+    /// Returns once nobody has waited here for `grace` in a row.
+    pub async fn nobody_waits_for(&self, grace: Duration) {
+        loop {
+            while self.waiters.count.load(Ordering::SeqCst) > 0 {
+                let changed = self.waiters.changed.notified();
+                if self.waiters.count.load(Ordering::SeqCst) == 0 {
+                    break;
+                }
+                changed.await;
+            }
+            let changed = self.waiters.changed.notified();
+            if tokio::time::timeout(grace, changed).await.is_err()
+                && self.waiters.count.load(Ordering::SeqCst) == 0
+            {
+                return;
+            }
         }
     }
 
@@ -127,6 +236,17 @@ pub struct Subscription {
     version: watch::Receiver<i64>,
     recheck: watch::Receiver<u64>,
     shutdown: watch::Receiver<bool>,
+    _counted: Counted,
+}
+
+/// A live subscription, counted until it is dropped.
+struct Counted(Arc<Waiters>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.count.fetch_sub(1, Ordering::SeqCst);
+        self.0.changed.notify_one();
+    }
 }
 
 impl Subscription {
@@ -151,7 +271,7 @@ mod tests {
     async fn a_published_version_wakes_its_waiters_only() {
         let notifier = Notifier::default();
         let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
-        let mut waiter = notifier.subscribe(a);
+        let mut waiter = notifier.subscribe(a).await;
         notifier.publish(b, 3);
         notifier.publish(a, 2);
         assert_eq!(waiter.wake().await, Wake::Changed);
@@ -201,11 +321,80 @@ mod tests {
         );
     }
 
+    async fn done_within<F: std::future::Future>(future: F, millis: u64) -> bool {
+        tokio::time::timeout(std::time::Duration::from_millis(millis), future)
+            .await
+            .is_ok()
+    }
+
+    #[tokio::test]
+    async fn the_listener_is_wanted_only_while_someone_waits() {
+        let notifier = Notifier::default();
+        assert!(!done_within(notifier.someone_waits(), 50).await, "nobody");
+        let waiter = notifier.subscribe(Uuid::new_v4()).await;
+        let other = notifier.subscribe(Uuid::new_v4()).await;
+        assert!(done_within(notifier.someone_waits(), 50).await);
+        let grace = std::time::Duration::from_millis(30);
+        drop(waiter);
+        assert!(
+            !done_within(notifier.nobody_waits_for(grace), 150).await,
+            "one waiter is left"
+        );
+        drop(other);
+        assert!(done_within(notifier.nobody_waits_for(grace), 150).await);
+        assert!(!done_within(notifier.someone_waits(), 50).await);
+    }
+
+    #[tokio::test]
+    async fn nobody_waits_only_after_a_whole_grace_without_waiters() {
+        let notifier = Notifier::default();
+        let grace = std::time::Duration::from_millis(200);
+        let quiet = notifier.nobody_waits_for(grace);
+        tokio::pin!(quiet);
+        assert!(!done_within(&mut quiet, 120).await);
+        // A waiter that comes and goes within the grace starts it again.
+        drop(notifier.subscribe(Uuid::new_v4()).await);
+        assert!(
+            !done_within(&mut quiet, 120).await,
+            "the grace started again"
+        );
+        assert!(done_within(&mut quiet, 200).await);
+    }
+
+    #[tokio::test]
+    async fn a_new_waiter_waits_for_the_listener_to_listen() {
+        let notifier = std::sync::Arc::new(Notifier::default());
+        // SQLite: no listener, nothing to wait for.
+        assert!(done_within(notifier.subscribe(Uuid::new_v4()), 50).await);
+        notifier.expect_listener();
+        let subscribing = {
+            let notifier = std::sync::Arc::clone(&notifier);
+            tokio::spawn(async move { notifier.subscribe(Uuid::new_v4()).await })
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert!(!subscribing.is_finished(), "still waiting for the listener");
+        notifier.set_listening(true);
+        assert!(done_within(subscribing, 100).await);
+        assert_eq!(notifier.listening(), Listening::Live);
+        notifier.set_listening(false);
+        assert_eq!(notifier.listening(), Listening::Idle);
+    }
+
+    #[tokio::test]
+    async fn a_new_waiter_reads_anyway_when_the_listener_cannot_connect() {
+        let notifier = Notifier::default();
+        notifier.expect_listener();
+        let started = std::time::Instant::now();
+        let _waiter = notifier.subscribe(Uuid::new_v4()).await;
+        let waited = started.elapsed();
+        assert!(waited >= LISTEN_READY_WAIT, "waited {waited:?}");
+    }
+
     #[tokio::test]
     async fn an_older_version_wakes_nobody() {
         let notifier = Notifier::default();
         let game = Uuid::new_v4();
-        let mut waiter = notifier.subscribe(game);
+        let mut waiter = notifier.subscribe(game).await;
         notifier.publish(game, 5);
         assert_eq!(waiter.wake().await, Wake::Changed);
         notifier.publish(game, 4);

@@ -12,8 +12,9 @@
 //! The move goes through the same path as a player's (`record_change`), so
 //! it is one version, one event, and wakes streams and long polls. Each
 //! instance wakes at once when a change it hears of (its own, or another's
-//! through `LISTEN`) makes work due before it would look anyway, on a jump
-//! of a hand-moved clock, and polls every second as a fallback.
+//! through `LISTEN` while a stream or long poll keeps that open) makes work
+//! due before it would look anyway, on a jump of a hand-moved clock, and
+//! polls every second as a fallback.
 
 use std::time::Duration;
 

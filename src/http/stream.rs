@@ -69,7 +69,7 @@ pub async fn wait_past(
     version: i64,
     timeout: Duration,
 ) -> Result<Game, ApiError> {
-    let mut waiter = state.notifier.subscribe(id);
+    let mut waiter = state.notifier.subscribe(id).await;
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         // Load after subscribing, so a change in between is not missed.
@@ -165,7 +165,7 @@ pub async fn game_stream(
             .filter(|v| *v >= 0)
             .ok_or_else(|| ApiError::validation("Last-Event-ID: a game version (0 or more)"))?,
     };
-    let waiter = state.notifier.subscribe(id);
+    let waiter = state.notifier.subscribe(id).await;
     load(&state, id).await?;
     let start = Stream {
         state: state.clone(),

@@ -1,6 +1,8 @@
-//! Postgres `LISTEN` for changes accepted by any instance. A dropped
-//! connection is reconnected, and every waiter re-checks its game then, since
-//! notifications sent while it was down are lost.
+//! Postgres `LISTEN` for changes accepted by any instance, while someone
+//! on this instance waits for one (a stream or a long poll; see
+//! `notify`). A dropped connection is reconnected, and every waiter
+//! re-checks its game then, since notifications sent while it was down are
+//! lost.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,15 +10,34 @@ use std::time::Duration;
 use sqlx::postgres::PgListener;
 use uuid::Uuid;
 
-use crate::notify::Notifier;
+use crate::notify::{LISTEN_GRACE, Notifier};
 
 /// The channel changes are announced on, as `<game id>:<version>`.
 pub const CHANNEL: &str = "kaarttafel_games";
 
-/// Listens until the notifier shuts down.
+/// Listens while someone waits, until the notifier shuts down.
 pub async fn run(url: String, notifier: Arc<Notifier>) {
+    notifier.expect_listener();
     while !notifier.is_shutting_down() {
-        let mut listener = match connect(&url).await {
+        notifier.someone_waits().await;
+        listen_while_waited_for(&url, &notifier).await;
+    }
+}
+
+/// Listens until nobody has waited for [`LISTEN_GRACE`] (or on shutdown),
+/// then closes the connection.
+async fn listen_while_waited_for(url: &str, notifier: &Notifier) {
+    tokio::select! {
+        () = listen(url, notifier) => {}
+        () = notifier.nobody_waits_for(LISTEN_GRACE) => {}
+    }
+    notifier.set_listening(false);
+}
+
+/// Listens, reconnecting after failures, until shutdown.
+async fn listen(url: &str, notifier: &Notifier) {
+    while !notifier.is_shutting_down() {
+        let mut listener = match connect(url).await {
             Ok(listener) => listener,
             Err(error) => {
                 tracing::warn!(%error, "LISTEN connection failed; retrying");
@@ -24,6 +45,7 @@ pub async fn run(url: String, notifier: Arc<Notifier>) {
                 continue;
             }
         };
+        notifier.set_listening(true);
         // Whatever was announced before this connection listened is missed.
         notifier.recheck_all();
         loop {
@@ -40,6 +62,7 @@ pub async fn run(url: String, notifier: Arc<Notifier>) {
                 }
                 Err(error) => {
                     tracing::warn!(%error, "LISTEN failed; reconnecting");
+                    notifier.set_listening(false);
                     break;
                 }
             }

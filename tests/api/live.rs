@@ -296,6 +296,57 @@ mod two_instances {
         follow_a_deal(&first, &[&first, &second], &id, &players).await;
     }
 
+    /// The backends of `app`'s database that are in `LISTEN`.
+    async fn listening_backends(app: &TestApp) -> i64 {
+        let kaarttafel::config::Database::Postgres(url) = &app.settings.database else {
+            unreachable!()
+        };
+        use sqlx::Connection;
+        let mut admin = sqlx::PgConnection::connect(url.expose()).await.unwrap();
+        sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity \
+             WHERE datname = current_database() AND query ILIKE 'LISTEN%'",
+        )
+        .fetch_one(&mut admin)
+        .await
+        .unwrap()
+    }
+
+    /// An instance that nobody waits on is sent no announcements: it opens
+    /// its `LISTEN` connection for its first stream, whose first view comes
+    /// once it listens, and hears the other instance's moves on it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_instance_listens_only_once_someone_waits_on_it() {
+        if crate::support::postgres_url().is_err() {
+            return;
+        }
+        let first = TestApp::spawn(Db::Postgres).await;
+        let second = TestApp::start(first.settings.clone(), None).await;
+        let (id, players) = first
+            .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+            .await;
+        let view = second.view(&id, &players[0]).await;
+        assert_eq!(listening_backends(&first).await, 0, "nobody waits yet");
+        let version = view["version"].as_i64().unwrap();
+        let mut stream = Events::open(&second, &id, &players[1], Some(version)).await;
+        assert_eq!(
+            listening_backends(&first).await,
+            1,
+            "the stream's instance listens, the other does not"
+        );
+        let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
+        let answer = first
+            .play(
+                &id,
+                &players[chooser],
+                json!({"type": "choose_trump", "suit": "S"}),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK);
+        let (seen, _) = stream.next_view().await;
+        assert_eq!(seen, version + 1, "the other instance's move is heard");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_dropped_listen_connection_does_not_stop_updates() {
         if crate::support::postgres_url().is_err() {
