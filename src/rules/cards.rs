@@ -167,11 +167,35 @@ impl Card {
     pub const fn new(rank: Rank, suit: Suit) -> Card {
         Card { rank, suit }
     }
+
+    /// The card's code, rank then suit (`10H`). Every state, record and
+    /// view writes and reads many of them, so they are a table rather than
+    /// formatted each time.
+    pub const fn code(self) -> &'static str {
+        CODES[self.rank as usize - 2][self.suit.index()]
+    }
 }
+
+/// [`Card::code`] by rank (from the two) and suit.
+const CODES: [[&str; 4]; 13] = [
+    ["2C", "2D", "2H", "2S"],
+    ["3C", "3D", "3H", "3S"],
+    ["4C", "4D", "4H", "4S"],
+    ["5C", "5D", "5H", "5S"],
+    ["6C", "6D", "6H", "6S"],
+    ["7C", "7D", "7H", "7S"],
+    ["8C", "8D", "8H", "8S"],
+    ["9C", "9D", "9H", "9S"],
+    ["10C", "10D", "10H", "10S"],
+    ["JC", "JD", "JH", "JS"],
+    ["QC", "QD", "QH", "QS"],
+    ["KC", "KD", "KH", "KS"],
+    ["AC", "AD", "AH", "AS"],
+];
 
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.rank, self.suit)
+        f.write_str(self.code())
     }
 }
 
@@ -195,25 +219,47 @@ impl FromStr for Card {
     type Err = ParseCardError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || ParseCardError(s.to_owned());
-        let split = s
-            .len()
-            .checked_sub(1)
-            .filter(|&i| s.is_char_boundary(i))
-            .ok_or_else(bad)?;
-        let (rank_code, suit_code) = s.split_at(split);
-        let rank = Rank::ALL
-            .into_iter()
-            .find(|r| r.code() == rank_code)
-            .ok_or_else(bad)?;
-        let suit = Suit::from_letter(suit_code).ok_or_else(bad)?;
-        Ok(Card { rank, suit })
+        let (rank, suit) = match *s.as_bytes() {
+            [rank, suit] => (rank_of_letter(rank), suit),
+            [b'1', b'0', suit] => (Some(Rank::Ten), suit),
+            _ => (None, 0),
+        };
+        let suit = match suit {
+            b'C' => Some(Suit::Clubs),
+            b'D' => Some(Suit::Diamonds),
+            b'H' => Some(Suit::Hearts),
+            b'S' => Some(Suit::Spades),
+            _ => None,
+        };
+        match (rank, suit) {
+            (Some(rank), Some(suit)) => Ok(Card { rank, suit }),
+            _ => Err(ParseCardError(s.to_owned())),
+        }
     }
+}
+
+/// The rank a one-letter rank code stands for (all but the ten).
+fn rank_of_letter(letter: u8) -> Option<Rank> {
+    Some(match letter {
+        b'2' => Rank::Two,
+        b'3' => Rank::Three,
+        b'4' => Rank::Four,
+        b'5' => Rank::Five,
+        b'6' => Rank::Six,
+        b'7' => Rank::Seven,
+        b'8' => Rank::Eight,
+        b'9' => Rank::Nine,
+        b'J' => Rank::Jack,
+        b'Q' => Rank::Queen,
+        b'K' => Rank::King,
+        b'A' => Rank::Ace,
+        _ => return None,
+    })
 }
 
 impl Serialize for Card {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(self.code())
     }
 }
 
@@ -258,10 +304,26 @@ mod tests {
         assert_eq!(Card::new(Rank::Jack, Suit::Spades).to_string(), "JS");
     }
 
+    /// The code table is the rank's code then the suit's letter.
+    #[test]
+    fn a_cards_code_is_its_rank_then_its_suit() {
+        for suit in Suit::ALL {
+            for rank in Rank::ALL {
+                let card = Card::new(rank, suit);
+                assert_eq!(card.code(), format!("{}{}", rank.code(), suit.letter()));
+                assert_eq!(
+                    serde_json::to_string(&card).unwrap(),
+                    format!("\"{}\"", card.code())
+                );
+            }
+        }
+    }
+
     #[test]
     fn anything_else_is_not_a_card() {
         for code in [
-            "", "H", "10", "1H", "11H", "10X", "jS", "JSS", " 7C", "7c", "é", "7é",
+            "", "H", "10", "1H", "11H", "10X", "jS", "JSS", " 7C", "7c", "é", "7é", "0H", "100H",
+            "1C", "10c", "7CC", "C7",
         ] {
             assert_eq!(
                 code.parse::<Card>(),
