@@ -56,11 +56,15 @@ impl Suit {
         }
     }
 
-    fn from_letter(letter: &str) -> Option<Suit> {
-        Suit::ALL.into_iter().find(|s| {
-            let mut buf = [0u8; 4];
-            s.letter().encode_utf8(&mut buf) == letter
-        })
+    /// The suit whose letter is the byte `letter`.
+    fn of_letter(letter: u8) -> Option<Suit> {
+        match letter {
+            b'C' => Some(Suit::Clubs),
+            b'D' => Some(Suit::Diamonds),
+            b'H' => Some(Suit::Hearts),
+            b'S' => Some(Suit::Spades),
+            _ => None,
+        }
     }
 }
 
@@ -74,7 +78,11 @@ impl FromStr for Suit {
     type Err = ParseCardError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Suit::from_letter(s).ok_or_else(|| ParseCardError(s.to_owned()))
+        match *s.as_bytes() {
+            [letter] => Suit::of_letter(letter),
+            _ => None,
+        }
+        .ok_or_else(|| ParseCardError(s.to_owned()))
     }
 }
 
@@ -220,16 +228,9 @@ impl FromStr for Card {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (rank, suit) = match *s.as_bytes() {
-            [rank, suit] => (rank_of_letter(rank), suit),
-            [b'1', b'0', suit] => (Some(Rank::Ten), suit),
-            _ => (None, 0),
-        };
-        let suit = match suit {
-            b'C' => Some(Suit::Clubs),
-            b'D' => Some(Suit::Diamonds),
-            b'H' => Some(Suit::Hearts),
-            b'S' => Some(Suit::Spades),
-            _ => None,
+            [rank, suit] => (rank_of_letter(rank), Suit::of_letter(suit)),
+            [b'1', b'0', suit] => (Some(Rank::Ten), Suit::of_letter(suit)),
+            _ => (None, None),
         };
         match (rank, suit) {
             (Some(rank), Some(suit)) => Ok(Card { rank, suit }),
@@ -302,6 +303,16 @@ mod tests {
             Ok(Card::new(Rank::Ten, Suit::Hearts))
         );
         assert_eq!(Card::new(Rank::Jack, Suit::Spades).to_string(), "JS");
+    }
+
+    #[test]
+    fn a_suit_is_read_from_its_letter_only() {
+        for suit in Suit::ALL {
+            assert_eq!(suit.letter().to_string().parse::<Suit>(), Ok(suit));
+        }
+        for bad in ["", "c", "X", "CC", " H", "é"] {
+            assert!(bad.parse::<Suit>().is_err(), "{bad:?}");
+        }
     }
 
     /// The code table is the rank's code then the suit's letter.
