@@ -158,15 +158,10 @@ impl Notifier {
     /// Returns once nobody has waited here for `grace` in a row.
     pub async fn nobody_waits_for(&self, grace: Duration) {
         loop {
-            while self.waiters.count.load(Ordering::SeqCst) > 0 {
-                let changed = self.waiters.changed.notified();
-                if self.waiters.count.load(Ordering::SeqCst) == 0 {
-                    break;
-                }
-                changed.await;
-            }
             let changed = self.waiters.changed.notified();
-            if tokio::time::timeout(grace, changed).await.is_err()
+            if self.waiters.count.load(Ordering::SeqCst) > 0 {
+                changed.await;
+            } else if tokio::time::timeout(grace, changed).await.is_err()
                 && self.waiters.count.load(Ordering::SeqCst) == 0
             {
                 return;
