@@ -15,35 +15,19 @@ set -euo pipefail
 bin=$1; shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 loadgen=${LOADGEN_BIN:-$root/target/release/examples/loadgen}
-admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
-db=kt_cpu_$$
-psql "$admin" -qc "CREATE DATABASE $db" >/dev/null
-log=$(mktemp)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-DATABASE_URL="${admin%/*}/$db" PORT=$port RUST_LOG=warn RATE_LIMITS=off "$bin" >"$log" 2>&1 &
-server=$!
-cleanup() {
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-    psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
-    rm -f "$log"
-}
-trap cleanup EXIT
-for _ in $(seq 60); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.5; done
+. "$root/tools/fresh_server.sh"
+trap stop_server EXIT
+start_server "$bin"
 "$loadgen" --url "http://127.0.0.1:$port" --tables 16 --seconds 14 "$@" >/dev/null &
 client=$!
-requests() {
-    curl -s "http://127.0.0.1:$port/metrics" | awk '/^kaarttafel_http_requests_total/ {s += $2} END {print s}'
-}
-cpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 sleep 3
-c0=$(cpu); r0=$(requests)
+c0=$(cpu_ticks); r0=$(requests)
 if [ -n "${PERF:-}" ]; then
     perf record -F 499 --call-graph dwarf,16384 -o perf.data -p "$server" -- sleep 10 >/dev/null 2>&1
 else
     sleep 10
 fi
-c1=$(cpu); r1=$(requests)
+c1=$(cpu_ticks); r1=$(requests)
 wait "$client" || true
 python3 -c "
 ticks, requests = $c1 - $c0, $r1 - $r0

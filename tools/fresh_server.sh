@@ -1,0 +1,43 @@
+# Sourced by the tools that measure one server (cpu_per_request.sh,
+# cpu_floor.sh, instructions_per_request.sh).
+#
+# start_server BIN [WRAPPER...] starts BIN (under WRAPPER, if given: say
+# valgrind and its options) on a fresh database of the Postgres server in
+# TEST_DATABASE_URL (default the local one), on a free port of 127.0.0.1,
+# with its output in $server_log (default /dev/null), and returns once it
+# answers /readyz. It sets `server` (the pid) and `port`. stop_server stops
+# it and drops the database; call it from the caller's EXIT trap.
+admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+db=kt_tool_$$
+
+start_server() {
+    local bin=$1
+    shift
+    psql "$admin" -qc "CREATE DATABASE $db" >/dev/null
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    DATABASE_URL="${admin%/*}/$db" PORT=$port RUST_LOG=warn RATE_LIMITS=off \
+        "$@" "$bin" >"${server_log:-/dev/null}" 2>&1 &
+    server=$!
+    for _ in $(seq 120); do
+        curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && return 0
+        sleep 0.5
+    done
+    echo "the server did not answer /readyz within 60 s" >&2
+    return 1
+}
+
+stop_server() {
+    if [ -n "${server:-}" ]; then
+        kill "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+    fi
+    psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+}
+
+# The requests the server's /metrics has counted.
+requests() {
+    curl -s "http://127.0.0.1:$port/metrics" | awk '/^kaarttafel_http_requests_total/ {s += $2} END {print s}'
+}
+
+# The server's CPU time so far, in clock ticks (/proc/<pid>/stat).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
