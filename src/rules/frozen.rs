@@ -9,7 +9,9 @@
 //! written back as the same text, and parsed only when something asks for
 //! its fields ([`Frozen::get`], or through `Deref`).
 //!
-//! Reading checks that the text is JSON. That it is a record of its type is
+//! Reading a state stored whole checks that the text is JSON; a record the
+//! store read back from `game_deals` is taken as the text this service
+//! wrote there ([`attach_records`]). That it is a record of its type is
 //! checked when it is first parsed: the text was written by serde from that
 //! type, so only a bug (a layout change without its migration) could make
 //! it fail, and `Deref` then panics; [`Frozen::get`] returns the error.
@@ -40,13 +42,23 @@ impl<T: Serialize> Frozen<T> {
 }
 
 impl<T> Frozen<T> {
-    /// A record from the JSON it was stored as (checked to be JSON, parsed
-    /// as a `T` on first use).
-    pub fn from_json(json: String) -> Result<Frozen<T>, serde_json::Error> {
-        Ok(Frozen {
-            json: RawValue::from_string(json)?,
+    /// A record as the store read it back from `game_deals` (parsed as a
+    /// `T` on first use). Its text is not checked to be JSON again: that
+    /// check was 11 % of the service's CPU per move (docs/benchmarks.md,
+    /// "Finished records not checked again"), on text this service wrote.
+    fn from_stored(json: String) -> Frozen<T> {
+        // SAFETY: `from_string_unchecked` asks for one well-formed JSON
+        // value without surrounding whitespace. `game_deals.record` is
+        // written only by `store::games::insert_records`, with the texts
+        // `to_stored` takes from `Frozen::json` (serde_json's own output,
+        // or text `RawValue` checked when it was read) or that
+        // `store::layout::split` cut out of a state with `RawValue`. Debug
+        // builds, and so every test, check the text again.
+        let json = unsafe { RawValue::from_string_unchecked(json) };
+        Frozen {
+            json,
             parsed: OnceLock::new(),
-        })
+        }
     }
 
     /// The record's JSON, as stored and as served.
@@ -179,7 +191,9 @@ pub fn to_stored<G: Serialize + FrozenRecords>(
 /// Puts the finished records the store kept apart back into `game`, read
 /// from the rest of its state. A state stored whole (before the records
 /// were kept apart) comes with none apart; records in both places are
-/// refused.
+/// refused. `records` are texts read back from `game_deals`, which only
+/// [`to_stored`]'s records are written to: they are not checked to be JSON
+/// again ([`Frozen::from_stored`]).
 pub fn attach_records<G: FrozenRecords>(
     game: &mut G,
     records: &[String],
@@ -195,8 +209,8 @@ pub fn attach_records<G: FrozenRecords>(
     }
     *list = records
         .iter()
-        .map(|json| Frozen::from_json(json.clone()))
-        .collect::<Result<_, _>>()?;
+        .map(|json| Frozen::from_stored(json.clone()))
+        .collect();
     Ok(())
 }
 
@@ -246,6 +260,58 @@ mod tests {
         let mut row: Frozen<Row> = serde_json::from_str(r#"{"number":4,"seed":null}"#).unwrap();
         row.update(|r| r.seed = Some("cd".into())).unwrap();
         assert_eq!(row.json(), r#"{"number":4,"seed":"cd"}"#);
+    }
+
+    #[derive(Serialize)]
+    struct Sheet(Vec<Frozen<Row>>);
+
+    impl FrozenRecords for Sheet {
+        type Record = Row;
+        fn frozen_records(&mut self) -> &mut Vec<Frozen<Row>> {
+            &mut self.0
+        }
+    }
+
+    #[test]
+    fn records_read_back_from_the_store_are_served_as_stored_and_parsed_on_use() {
+        let stored = vec![
+            r#"{"number":1,"seed":null}"#.to_owned(),
+            r#"{"number":2,"seed":"ab"}"#.to_owned(),
+        ];
+        let mut sheet = Sheet(Vec::new());
+        attach_records(&mut sheet, &stored).unwrap();
+        assert!(
+            sheet.0.iter().all(|row| row.parsed().is_none()),
+            "not parsed"
+        );
+        assert_eq!(
+            serde_json::to_string(&sheet.0).unwrap(),
+            format!("[{},{}]", stored[0], stored[1])
+        );
+        assert_eq!(sheet.0[1].seed.as_deref(), Some("ab"));
+        let (_, records) = to_stored("sheet", &mut sheet).unwrap();
+        assert_eq!(records, stored);
+    }
+
+    #[test]
+    fn records_both_in_the_state_and_kept_apart_are_refused() {
+        let mut sheet = Sheet(vec![Frozen::new(Row {
+            number: 1,
+            seed: None,
+        })]);
+        let stored = vec![r#"{"number":1,"seed":null}"#.to_owned()];
+        assert!(attach_records(&mut sheet, &stored).is_err());
+    }
+
+    /// The tests run debug builds, where every record read back from the
+    /// store is checked to be JSON after all: a text that is not would
+    /// stop them.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "well-formed JSON")]
+    fn in_debug_builds_a_stored_record_that_is_not_json_stops_the_test() {
+        let mut sheet = Sheet(Vec::new());
+        let _ = attach_records(&mut sheet, &[r#"{"number":1,"#.to_owned()]);
     }
 
     #[test]

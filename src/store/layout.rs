@@ -119,6 +119,17 @@ mod tests {
     }
 
     #[test]
+    fn a_split_record_is_its_json_without_the_space_around_it() {
+        // Frozen::from_stored takes game_deals' texts unchecked, as one JSON
+        // value with nothing around it: what split writes there must be so
+        // even when the stored state was written with spaces.
+        let whole =
+            "{ \"potverteren\" : { \"history\" : [ {\"round\": 1} ,\n\t{ \"round\" : 2 } ] } }";
+        let split = split(whole).unwrap();
+        assert_eq!(split.records, vec![r#"{"round": 1}"#, r#"{ "round" : 2 }"#]);
+    }
+
+    #[test]
     fn a_state_with_no_finished_records_yet_joins_back_with_an_empty_list() {
         let whole = json!({"klaverjassen": {"deal_number": 1, "sheet": []}}).to_string();
         let split = split(&whole).unwrap();
