@@ -227,7 +227,7 @@ fn classify(error: jsonwebtoken::errors::Error) -> TokenError {
 pub fn generate_secret() -> Secret {
     use rand::RngExt;
     let bytes: [u8; 32] = rand::rng().random();
-    Secret::new(bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    Secret::new(crate::rules::fairness::to_hex(&bytes))
 }
 
 #[cfg(test)]

@@ -88,11 +88,7 @@ pub fn request_hash(req: &HttpRequest, key: Option<&str>, body: &impl Serialize)
     hasher.update(req.path());
     hasher.update(b"\n");
     hasher.update(serde_json::to_vec(body).unwrap_or_default());
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::rules::fairness::to_hex(&hasher.finalize())
 }
 
 /// The first answer for `key`, if the key was used before: replayed when the

@@ -49,19 +49,32 @@ pub fn hash_steps(seed: &Seed, steps: u32) -> Seed {
     (0..steps).fold(*seed, |s, _| sha256(&s))
 }
 
-/// Lower-case hex of `bytes`.
+/// Lower-case hex of `bytes`. Written digit by digit: every change writes
+/// the table's seeds, and a `format!` per byte was an allocation each.
 pub fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(2 * bytes.len());
+    for byte in bytes {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+    }
+    hex
 }
 
 /// The 32 bytes written as 64 hex characters (either case).
 pub fn seed_from_hex(hex: &str) -> Option<Seed> {
-    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let digit = |b: u8| {
+        char::from(b)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    };
+    let hex = hex.as_bytes();
+    if hex.len() != 64 {
         return None;
     }
     let mut seed = [0; 32];
-    for (i, byte) in seed.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
+    for (byte, pair) in seed.iter_mut().zip(hex.chunks_exact(2)) {
+        *byte = digit(pair[0])? << 4 | digit(pair[1])?;
     }
     Some(seed)
 }
@@ -273,6 +286,26 @@ mod tests {
         assert!(SeatSeed::parse(&"a".repeat(65)).is_err());
         assert!(SeatSeed::parse(&"f".repeat(64)).is_ok());
         assert!(SeatSeed::parse("xyz").is_err());
+    }
+
+    #[test]
+    fn a_seed_is_written_as_sixty_four_lower_case_hex_characters_and_read_in_either_case() {
+        let seed: Seed = std::array::from_fn(|i| (i * 37 + 5) as u8);
+        let hex = to_hex(&seed);
+        assert_eq!(
+            hex,
+            "052a4f7499bee3082d52779cc1e60b30557a9fc4e90e33587da2c7ec11365b80"
+        );
+        assert_eq!(to_hex(&[0x00, 0x0f, 0xf0, 0xff]), "000ff0ff");
+        assert_eq!(seed_from_hex(&hex), Some(seed));
+        assert_eq!(seed_from_hex(&hex.to_uppercase()), Some(seed));
+        assert_eq!(seed_from_hex(&hex[..62]), None, "too short");
+        assert_eq!(seed_from_hex(&format!("{hex}00")), None, "too long");
+        for bad in ["g", "-", "+", " ", "\u{e9}"] {
+            let text = format!("{bad}{}", &hex[bad.len()..]);
+            assert_eq!(seed_from_hex(&text), None, "{text:?}");
+        }
+        assert_eq!(seed_from_hex(&format!("+f{}", &hex[2..])), None, "a sign");
     }
 
     #[test]
