@@ -264,10 +264,26 @@ impl Serialize for Card {
     }
 }
 
+/// Reads a card's code where the text is, without a copy of it: a game's
+/// state holds about a hundred cards, and serde's `Cow<str>` is always an
+/// owned copy, one allocation per card.
+struct CodeVisitor;
+
+impl serde::de::Visitor<'_> for CodeVisitor {
+    type Value = Card;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a card's code, such as \"10H\"")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, code: &str) -> Result<Card, E> {
+        code.parse().map_err(E::custom)
+    }
+}
+
 impl<'de> Deserialize<'de> for Card {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let code = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        code.parse().map_err(serde::de::Error::custom)
+        deserializer.deserialize_str(CodeVisitor)
     }
 }
 
@@ -351,5 +367,29 @@ mod tests {
         assert_eq!(serde_json::from_str::<Card>("\"7C\"").unwrap(), card);
         assert!(serde_json::from_str::<Card>("\"8X\"").is_err());
         assert_eq!(serde_json::to_string(&Suit::Hearts).unwrap(), "\"H\"");
+    }
+
+    #[test]
+    fn a_card_is_read_from_its_code_however_the_text_holds_it() {
+        let ten = Card::new(Rank::Ten, Suit::Hearts);
+        // Escaped, so the reader cannot lend the text as it stands.
+        assert_eq!(
+            serde_json::from_str::<Card>(r#""\u0031\u0030H""#).unwrap(),
+            ten
+        );
+        assert_eq!(
+            serde_json::from_reader::<_, Card>(&b"\"10H\""[..]).unwrap(),
+            ten
+        );
+        assert_eq!(
+            serde_json::from_value::<Card>(serde_json::json!("10H")).unwrap(),
+            ten
+        );
+        for not_a_card in ["10", "\"\"", "\"10HH\"", "[\"10H\"]", "null"] {
+            assert!(
+                serde_json::from_str::<Card>(not_a_card).is_err(),
+                "{not_a_card}"
+            );
+        }
     }
 }
