@@ -377,8 +377,9 @@ fn apply_checked(
     expected_version: Option<i64>,
     apply: impl FnOnce(&mut Game) -> Result<Event, GameError>,
 ) -> Result<(Game, Event), ApiError> {
+    let now = state.clock.now_micros();
     let mut game = game_from_row(row)?;
-    super::friends::release_reservations(&mut game, state.clock.now_micros());
+    super::friends::release_reservations(&mut game, now);
     check_if_match(req, game.version)?;
     if let Some(expected) = expected_version
         && expected != game.version
@@ -391,8 +392,17 @@ fn apply_checked(
             ),
         });
     }
-    let before = game.clone();
-    let event = apply(&mut game).map_err(|error| refusal(&before, caller.id, error))?;
+    let event = apply(&mut game).map_err(|error| {
+        // A refusal shows the legal moves of the game as it was, which
+        // `apply` may have changed in part: read again from the row only
+        // then, instead of a copy of the whole game made before every change.
+        let mut before = match game_from_row(row) {
+            Ok(before) => before,
+            Err(unreadable) => return unreadable,
+        };
+        super::friends::release_reservations(&mut before, now);
+        refusal(&before, caller.id, error)
+    })?;
     Ok((game, event))
 }
 
