@@ -562,12 +562,14 @@ pub async fn load_for(
         && backend == Backend::Postgres
         && row.try_get::<Option<i64>, _>("snapshot_version")? != Some(game.version);
     let deals_stored: Option<i64> = row.try_get("deals_stored")?;
-    let records: Option<String> = if waited {
+    // Borrowed from the row: each record is copied out of it once, by
+    // `complete`, not the whole joined text first.
+    let records: Option<&str> = if waited {
         None
     } else {
         row.try_get("records")?
     };
-    complete(conn, &mut game, deals_stored, records.as_deref()).await?;
+    complete(conn, &mut game, deals_stored, records).await?;
     game.deals_stored = Some(deals_stored.unwrap_or(0));
     game.seats = if waited {
         seats_of(conn, id).await?
