@@ -51,16 +51,47 @@ pub enum MatchResult {
     Draw,
 }
 
-/// A trick of the deal in progress, in play order from its leader.
+/// A trick of the deal in progress, in play order from its leader. Stored
+/// without `len` and `set`, which its cards tell ([`StoredTrick`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredTrick")]
 pub(super) struct Trick {
     pub(super) leader: Seat,
     pub(super) cards: [Option<Card>; 4],
+    #[serde(skip_serializing)]
     pub(super) len: u8,
     /// The cards played, as a set: kept beside `cards` because every play
     /// needs it.
+    #[serde(skip_serializing)]
     pub(super) set: CardSet,
     pub(super) winner: Option<Seat>,
+}
+
+/// A trick as the state stores it. Every request reads the eight tricks of
+/// the deal, and writing each one's cards twice (as `cards` and as `set`)
+/// made a fifth of the cards the state is read from. A state stored with
+/// `len` and `set` still reads: they are ignored and found again.
+#[derive(Deserialize)]
+struct StoredTrick {
+    leader: Seat,
+    cards: [Option<Card>; 4],
+    winner: Option<Seat>,
+}
+
+impl From<StoredTrick> for Trick {
+    fn from(stored: StoredTrick) -> Trick {
+        let mut trick = Trick {
+            cards: stored.cards,
+            winner: stored.winner,
+            ..Trick::led_by(stored.leader)
+        };
+        // Cards are played from the first place on, with none left out.
+        for card in stored.cards.into_iter().map_while(|card| card) {
+            trick.set.insert(card);
+            trick.len += 1;
+        }
+        trick
+    }
 }
 
 impl Default for Trick {
@@ -722,5 +753,56 @@ impl Match {
         if self.options.auto_deal {
             self.deal_shuffled(rng);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::cards::Rank;
+    use serde_json::json;
+
+    fn card(code: &str) -> Card {
+        code.parse().unwrap()
+    }
+
+    /// Seat 1 led the queen of diamonds, seat 2 followed with the king.
+    fn two_cards_played() -> Trick {
+        let mut trick = Trick::led_by(Seat(1));
+        for code in ["QD", "KD"] {
+            trick.cards[usize::from(trick.len)] = Some(card(code));
+            trick.set.insert(card(code));
+            trick.len += 1;
+        }
+        trick
+    }
+
+    #[test]
+    fn a_trick_is_stored_as_its_leader_its_cards_and_its_winner() {
+        let trick = two_cards_played();
+        let stored = serde_json::to_value(trick).unwrap();
+        assert_eq!(
+            stored,
+            json!({"leader": 1, "cards": ["QD", "KD", null, null], "winner": null})
+        );
+        let read: Trick = serde_json::from_value(stored).unwrap();
+        assert_eq!(read, trick);
+        assert_eq!(read.len, 2);
+        assert!(read.set.contains(Card::new(Rank::King, Suit::Diamonds)));
+    }
+
+    #[test]
+    fn a_trick_stored_with_its_length_and_set_reads_the_same() {
+        let before_they_were_left_out = json!({
+            "leader": 1, "cards": ["QD", "KD", null, null],
+            "len": 2, "set": ["QD", "KD"], "winner": null
+        });
+        let read: Trick = serde_json::from_value(before_they_were_left_out).unwrap();
+        assert_eq!(read, two_cards_played());
+        let empty: Trick = serde_json::from_value(
+            json!({"leader": 0, "cards": [null, null, null, null], "len": 0, "set": [], "winner": null}),
+        )
+        .unwrap();
+        assert_eq!(empty, Trick::led_by(Seat(0)));
     }
 }
