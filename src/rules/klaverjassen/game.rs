@@ -51,26 +51,30 @@ pub enum MatchResult {
     Draw,
 }
 
-/// A trick of the deal in progress, in play order from its leader. Stored
+/// A trick of the deal in progress, in play order from its leader. Read
 /// without `len` and `set`, which its cards tell ([`StoredTrick`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "StoredTrick")]
 pub(super) struct Trick {
     pub(super) leader: Seat,
     pub(super) cards: [Option<Card>; 4],
-    #[serde(skip_serializing)]
     pub(super) len: u8,
     /// The cards played, as a set: kept beside `cards` because every play
     /// needs it.
-    #[serde(skip_serializing)]
     pub(super) set: CardSet,
     pub(super) winner: Option<Seat>,
 }
 
-/// A trick as the state stores it. Every request reads the eight tricks of
-/// the deal, and writing each one's cards twice (as `cards` and as `set`)
-/// made a fifth of the cards the state is read from. A state stored with
-/// `len` and `set` still reads: they are ignored and found again.
+/// A trick as the state is read: its leader, its cards and its winner.
+/// Every request reads the eight tricks of the deal, and `set` holds each
+/// one's cards a second time, a fifth of the cards the state holds on
+/// average over a deal: they are skipped, not read as cards, and `len` and
+/// `set` found again from `cards`.
+///
+/// They are still written, because earlier releases read them: an instance
+/// of the release before this one, still running in a rolling deploy or
+/// rolled back to (deploy/README.md, "Upgrading"), must be able to read what
+/// this one wrote. A release after this one can stop writing them.
 #[derive(Deserialize)]
 struct StoredTrick {
     leader: Seat,
@@ -778,26 +782,27 @@ mod tests {
     }
 
     #[test]
-    fn a_trick_is_stored_as_its_leader_its_cards_and_its_winner() {
-        let trick = two_cards_played();
-        let stored = serde_json::to_value(trick).unwrap();
-        assert_eq!(
-            stored,
-            json!({"leader": 1, "cards": ["QD", "KD", null, null], "winner": null})
-        );
-        let read: Trick = serde_json::from_value(stored).unwrap();
-        assert_eq!(read, trick);
+    fn a_trick_is_read_from_its_leader_its_cards_and_its_winner() {
+        let read: Trick = serde_json::from_value(
+            json!({"leader": 1, "cards": ["QD", "KD", null, null], "winner": null}),
+        )
+        .unwrap();
+        assert_eq!(read, two_cards_played());
         assert_eq!(read.len, 2);
         assert!(read.set.contains(Card::new(Rank::King, Suit::Diamonds)));
     }
 
     #[test]
-    fn a_trick_stored_with_its_length_and_set_reads_the_same() {
-        let before_they_were_left_out = json!({
-            "leader": 1, "cards": ["QD", "KD", null, null],
-            "len": 2, "set": ["QD", "KD"], "winner": null
-        });
-        let read: Trick = serde_json::from_value(before_they_were_left_out).unwrap();
+    fn a_trick_is_still_stored_with_its_length_and_set_for_the_release_before() {
+        let stored = serde_json::to_value(two_cards_played()).unwrap();
+        assert_eq!(
+            stored,
+            json!({
+                "leader": 1, "cards": ["QD", "KD", null, null],
+                "len": 2, "set": ["QD", "KD"], "winner": null
+            })
+        );
+        let read: Trick = serde_json::from_value(stored).unwrap();
         assert_eq!(read, two_cards_played());
         let empty: Trick = serde_json::from_value(
             json!({"leader": 0, "cards": [null, null, null, null], "len": 0, "set": [], "winner": null}),
