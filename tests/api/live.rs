@@ -288,21 +288,46 @@ mod two_instances {
         if crate::support::postgres_url().is_err() {
             return;
         }
+        let (first, second, id, players) = two_instances_and_a_table().await;
+        follow_a_deal(&first, &[&first, &second], &id, &players).await;
+    }
+
+    /// Two instances on one Postgres database, and a full Klaverjassen
+    /// table (dealt at once) made on the first.
+    async fn two_instances_and_a_table() -> (TestApp, TestApp, String, Vec<Player>) {
         let first = TestApp::spawn(Db::Postgres).await;
         let second = TestApp::start(first.settings.clone(), None).await;
         let (id, players) = first
             .full_table("klaverjassen", json!({"auto_deal": true}), 4)
             .await;
-        follow_a_deal(&first, &[&first, &second], &id, &players).await;
+        (first, second, id, players)
     }
 
-    /// The backends of `app`'s database that are in `LISTEN`.
-    async fn listening_backends(app: &TestApp) -> i64 {
+    /// A connection of its own to `app`'s Postgres database.
+    async fn admin_connection(app: &TestApp) -> sqlx::PgConnection {
         let kaarttafel::config::Database::Postgres(url) = &app.settings.database else {
             unreachable!()
         };
         use sqlx::Connection;
-        let mut admin = sqlx::PgConnection::connect(url.expose()).await.unwrap();
+        sqlx::PgConnection::connect(url.expose()).await.unwrap()
+    }
+
+    /// The seat `view` awaits chooses spades as trump, on `app`.
+    async fn choose_spades(app: &TestApp, id: &str, players: &[Player], view: &Value) {
+        let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
+        let answer = app
+            .play(
+                id,
+                &players[chooser],
+                json!({"type": "choose_trump", "suit": "S"}),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK);
+    }
+
+    /// The backends of `app`'s database that are in `LISTEN`.
+    async fn listening_backends(app: &TestApp) -> i64 {
+        let mut admin = admin_connection(app).await;
         sqlx::query_scalar(
             "SELECT count(*) FROM pg_stat_activity \
              WHERE datname = current_database() AND query ILIKE 'LISTEN%'",
@@ -320,11 +345,7 @@ mod two_instances {
         if crate::support::postgres_url().is_err() {
             return;
         }
-        let first = TestApp::spawn(Db::Postgres).await;
-        let second = TestApp::start(first.settings.clone(), None).await;
-        let (id, players) = first
-            .full_table("klaverjassen", json!({"auto_deal": true}), 4)
-            .await;
+        let (first, second, id, players) = two_instances_and_a_table().await;
         let view = second.view(&id, &players[0]).await;
         assert_eq!(listening_backends(&first).await, 0, "nobody waits yet");
         let version = view["version"].as_i64().unwrap();
@@ -334,15 +355,7 @@ mod two_instances {
             1,
             "the stream's instance listens, the other does not"
         );
-        let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-        let answer = first
-            .play(
-                &id,
-                &players[chooser],
-                json!({"type": "choose_trump", "suit": "S"}),
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::OK);
+        choose_spades(&first, &id, &players, &view).await;
         let (seen, _) = stream.next_view().await;
         assert_eq!(seen, version + 1, "the other instance's move is heard");
     }
@@ -352,19 +365,11 @@ mod two_instances {
         if crate::support::postgres_url().is_err() {
             return;
         }
-        let first = TestApp::spawn(Db::Postgres).await;
-        let second = TestApp::start(first.settings.clone(), None).await;
-        let (id, players) = first
-            .full_table("klaverjassen", json!({"auto_deal": true}), 4)
-            .await;
+        let (first, second, id, players) = two_instances_and_a_table().await;
         let view = first.view(&id, &players[0]).await;
         let version = view["version"].as_i64().unwrap();
         let mut stream = Events::open(&second, &id, &players[1], Some(version)).await;
-        let kaarttafel::config::Database::Postgres(url) = &first.settings.database else {
-            unreachable!()
-        };
-        use sqlx::Connection;
-        let mut admin = sqlx::PgConnection::connect(url.expose()).await.unwrap();
+        let mut admin = admin_connection(&first).await;
         let dropped: Vec<(bool,)> = sqlx::query_as(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
              WHERE datname = current_database() AND query ILIKE 'LISTEN%'",
@@ -376,15 +381,7 @@ mod two_instances {
             !dropped.is_empty(),
             "the listeners' connections were found and dropped"
         );
-        let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-        let answer = first
-            .play(
-                &id,
-                &players[chooser],
-                json!({"type": "choose_trump", "suit": "S"}),
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::OK);
+        choose_spades(&first, &id, &players, &view).await;
         let (seen, _) = stream.next_view().await;
         assert_eq!(
             seen,
