@@ -51,30 +51,34 @@ pub enum MatchResult {
     Draw,
 }
 
-/// A trick of the deal in progress, in play order from its leader. Read
+/// A trick of the deal in progress, in play order from its leader. Stored
 /// without `len` and `set`, which its cards tell ([`StoredTrick`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "StoredTrick")]
 pub(super) struct Trick {
     pub(super) leader: Seat,
     pub(super) cards: [Option<Card>; 4],
+    #[serde(skip_serializing)]
     pub(super) len: u8,
     /// The cards played, as a set: kept beside `cards` because every play
     /// needs it.
+    #[serde(skip_serializing)]
     pub(super) set: CardSet,
     pub(super) winner: Option<Seat>,
 }
 
-/// A trick as the state is read: its leader, its cards and its winner.
-/// Every request reads the eight tricks of the deal, and `set` holds each
-/// one's cards a second time, a fifth of the cards the state holds on
-/// average over a deal: they are skipped, not read as cards, and `len` and
-/// `set` found again from `cards`.
+/// A trick as the state is stored: its leader, its cards and its winner.
+/// Every request reads and every change writes the eight tricks of the
+/// deal, and `set` would hold each one's cards a second time, a fifth of
+/// the cards in the state on average over a deal; `len` and `set` are
+/// found again from `cards`.
 ///
-/// They are still written, because earlier releases read them: an instance
-/// of the release before this one, still running in a rolling deploy or
-/// rolled back to (deploy/README.md, "Upgrading"), must be able to read what
-/// this one wrote. A release after this one can stop writing them.
+/// Releases up to 9b61671 wrote them, and could not read a trick without
+/// them; 6e32acc and later read both. So this change came in two steps:
+/// 6e32acc read without them and still wrote them, for instances of the
+/// release before in a rolling deploy or rolled back to (deploy/README.md,
+/// "Upgrading"), and the release after it stopped writing them. A state
+/// stored with them is read as before: they are skipped.
 #[derive(Deserialize)]
 struct StoredTrick {
     leader: Seat,
@@ -793,16 +797,23 @@ mod tests {
     }
 
     #[test]
-    fn a_trick_is_still_stored_with_its_length_and_set_for_the_release_before() {
+    fn a_trick_is_stored_as_its_leader_its_cards_and_its_winner() {
         let stored = serde_json::to_value(two_cards_played()).unwrap();
         assert_eq!(
             stored,
-            json!({
-                "leader": 1, "cards": ["QD", "KD", null, null],
-                "len": 2, "set": ["QD", "KD"], "winner": null
-            })
+            json!({"leader": 1, "cards": ["QD", "KD", null, null], "winner": null})
         );
         let read: Trick = serde_json::from_value(stored).unwrap();
+        assert_eq!(read, two_cards_played());
+    }
+
+    #[test]
+    fn a_trick_stored_with_its_length_and_set_by_an_earlier_release_is_read_as_before() {
+        let read: Trick = serde_json::from_value(json!({
+            "leader": 1, "cards": ["QD", "KD", null, null],
+            "len": 2, "set": ["QD", "KD"], "winner": null
+        }))
+        .unwrap();
         assert_eq!(read, two_cards_played());
         let empty: Trick = serde_json::from_value(
             json!({"leader": 0, "cards": [null, null, null, null], "len": 0, "set": [], "winner": null}),
