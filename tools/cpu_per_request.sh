@@ -9,7 +9,8 @@
 #   tools/cpu_per_request.sh /tmp/old-kaarttafel --deals 16 --reads
 #
 # Arguments after BIN go to the load generator. PERF=1 records a profile of
-# the window instead (perf record, DWARF call graphs, into perf.data).
+# the window instead (perf record, DWARF call graphs, into perf.data;
+# PERF_HZ samples per second, default 499).
 # Needs a Postgres server in TEST_DATABASE_URL (default the local one).
 set -euo pipefail
 bin=$1; shift
@@ -23,7 +24,7 @@ client=$!
 sleep 3
 c0=$(cpu_ticks); r0=$(requests)
 if [ -n "${PERF:-}" ]; then
-    perf record -F 499 --call-graph dwarf,16384 -o perf.data -p "$server" -- sleep 10 >/dev/null 2>&1
+    perf record -F ${PERF_HZ:-499} --call-graph dwarf,16384 -o perf.data -p "$server" -- sleep 10 >/dev/null 2>&1
 else
     sleep 10
 fi
