@@ -65,19 +65,32 @@ impl TrustedProxies {
 /// the request id, which every log line of the request then carries.
 pub struct RequestSpan;
 
+/// No trusted proxies, for an app that names none.
+static NO_PROXIES: TrustedProxies = TrustedProxies(Vec::new());
+
+/// The client's address and the scheme it used, as `request`'s log lines
+/// give them. The connection's own scheme is the server's: actix-web's
+/// `connection_info().scheme()` would take a client's `Forwarded` or
+/// `X-Forwarded-Proto` header, whoever sent it.
+fn client_and_scheme(request: &ServiceRequest) -> (Option<IpAddr>, &str) {
+    let proxies = request
+        .app_data::<web::Data<TrustedProxies>>()
+        .map_or(&NO_PROXIES, |p| p.get_ref());
+    let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
+    let peer = request.peer_addr().map(|a| a.ip());
+    let client = proxies.client(peer, header("x-forwarded-for"));
+    let own_scheme = if request.app_config().secure() {
+        "https"
+    } else {
+        "http"
+    };
+    let scheme = proxies.scheme(peer, header("x-forwarded-proto"), own_scheme);
+    (client, scheme)
+}
+
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
-        let proxies = request
-            .app_data::<web::Data<TrustedProxies>>()
-            .map(|p| p.get_ref().clone())
-            .unwrap_or_default();
-        let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
-        let peer = request.peer_addr().map(|a| a.ip());
-        let client = proxies.client(peer, header("x-forwarded-for"));
-        let own_scheme = request.connection_info().scheme().to_owned();
-        let scheme = proxies
-            .scheme(peer, header("x-forwarded-proto"), &own_scheme)
-            .to_owned();
+        let (client, scheme) = client_and_scheme(request);
         let request_id = request
             .extensions()
             .get::<RequestId>()
@@ -126,6 +139,53 @@ mod tests {
             proxies.scheme(Some(ip("203.0.113.9")), Some("https"), "http"),
             "http"
         );
+    }
+
+    fn request_from(peer: &str, headers: &[(&str, &str)]) -> ServiceRequest {
+        let mut request = actix_web::test::TestRequest::default()
+            .peer_addr(std::net::SocketAddr::new(ip(peer), 40000))
+            .app_data(web::Data::new(TrustedProxies(vec![
+                "10.0.0.0/8".parse().unwrap(),
+            ])));
+        for header in headers {
+            request = request.insert_header(*header);
+        }
+        request.to_srv_request()
+    }
+
+    #[test]
+    fn an_untrusted_peer_is_logged_with_its_own_address_and_scheme_whatever_it_says() {
+        for forwarded in [
+            vec![
+                ("x-forwarded-proto", "https"),
+                ("x-forwarded-for", "1.2.3.4"),
+            ],
+            vec![("forwarded", "proto=https;for=1.2.3.4")],
+        ] {
+            let request = request_from("203.0.113.9", &forwarded);
+            assert_eq!(
+                client_and_scheme(&request),
+                (Some(ip("203.0.113.9")), "http"),
+                "{forwarded:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_trusted_proxy_is_believed_for_the_client_and_scheme() {
+        let request = request_from(
+            "10.0.0.1",
+            &[
+                ("x-forwarded-proto", "https"),
+                ("x-forwarded-for", "198.51.100.7"),
+            ],
+        );
+        assert_eq!(
+            client_and_scheme(&request),
+            (Some(ip("198.51.100.7")), "https")
+        );
+        let request = request_from("10.0.0.1", &[]);
+        assert_eq!(client_and_scheme(&request), (Some(ip("10.0.0.1")), "http"));
     }
 
     #[test]
