@@ -108,7 +108,13 @@ macro_rules! register_routes {
             .service(health::readyz)
             .service(metrics::metrics)
             .service(
+                // A request is matched against the routes in this order, the
+                // ones with a `{..}` segment by a regex each: the two of every
+                // move (a view, then the move) come first. No route after
+                // them matches what they match.
                 $scope("/v1")
+                    .service(games::get_game)
+                    .service(games::make_move)
                     .service(players::create_player)
                     .service(players::me)
                     .service(players::renew_token)
@@ -116,11 +122,9 @@ macro_rules! register_routes {
                     .service(players::my_games)
                     .service(games::create_game)
                     .service(games::lobby)
-                    .service(games::get_game)
                     .service(games::take_seat)
                     .service(games::leave_seat)
                     .service(games::deal)
-                    .service(games::make_move)
                     .service(bots::add_bot)
                     .service(bots::remove_bot)
                     .service(bots::back)
