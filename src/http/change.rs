@@ -132,8 +132,8 @@ pub fn json_answer<H: TryIntoHeaderPair>(
 }
 
 /// `game` as `caller` sees it, as the JSON body of an answer.
-pub fn view_json(game: &Game, caller: Uuid) -> Result<String, ApiError> {
-    serde_json::to_string(&game.view_for(Some(caller)))
+pub fn view_json(game: &Game, caller: Uuid) -> Result<Vec<u8>, ApiError> {
+    game.view_json(Some(caller))
         .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
@@ -149,10 +149,11 @@ pub async fn remember(
     hash: String,
     status: StatusCode,
     headers: &[(&str, String)],
-    body: &str,
+    body: &[u8],
     now: i64,
 ) -> Result<(), ApiError> {
     let Some(key) = key else { return Ok(()) };
+    let body = std::str::from_utf8(body).map_err(|e| ApiError::Internal(e.to_string()))?;
     let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
     let stored = StoredResponse {
         request_hash: hash,

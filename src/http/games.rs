@@ -415,9 +415,7 @@ pub async fn get_game(
             .insert_header((header::ETAG, tag))
             .finish());
     }
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, tag))
-        .json(game.view_for(Some(caller.id))))
+    Ok(json_answer(StatusCode::OK, [(header::ETAG, tag)]).body(view_json(&game, caller.id)?))
 }
 
 /// Taking a seat.

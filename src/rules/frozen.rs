@@ -161,6 +161,18 @@ pub trait FrozenRecords {
     /// The finished records, in order, for the store to set aside and put
     /// back; nothing else changes them.
     fn frozen_records(&mut self) -> &mut Vec<Frozen<Self::Record>>;
+
+    /// The finished records, in order.
+    fn records(&self) -> &[Frozen<Self::Record>];
+}
+
+/// The bytes of `game`'s finished records' JSON, which every view carries
+/// as it is.
+pub fn records_len<G: FrozenRecords>(game: &G) -> usize {
+    game.records()
+        .iter()
+        .map(|record| record.json().len())
+        .sum()
 }
 
 /// `game`'s JSON without its finished records, as `{"<kind>":{…}}` (the
@@ -269,6 +281,10 @@ mod tests {
         type Record = Row;
         fn frozen_records(&mut self) -> &mut Vec<Frozen<Row>> {
             &mut self.0
+        }
+
+        fn records(&self) -> &[Frozen<Row>] {
+            &self.0
         }
     }
 

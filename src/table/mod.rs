@@ -258,6 +258,15 @@ impl Rules {
         }
     }
 
+    /// The bytes of the finished records' JSON, which every view carries as
+    /// it is.
+    pub fn records_len(&self) -> usize {
+        match self {
+            Rules::Klaverjassen(game) => frozen::records_len(game),
+            Rules::Potverteren(game) => frozen::records_len(game),
+        }
+    }
+
     /// The state as the store keeps it (src/store/layout.rs): its JSON
     /// without the finished records, and each record's JSON in order.
     pub fn to_stored(&mut self) -> Result<(String, Vec<String>), serde_json::Error> {
@@ -900,6 +909,97 @@ mod tests {
         if !stored.is_empty() {
             assert!(Rules::from_stored(&whole, &stored).is_err());
         }
+    }
+
+    /// A game of `kind` with every seat taken, its rules played on with
+    /// random legal moves but for revoke reports and take-backs (which
+    /// end or undo deals in club mode) until `done` holds.
+    fn game_after(
+        kind: GameKind,
+        chosen: serde_json::Value,
+        done: impl Fn(&Rules) -> bool,
+    ) -> Game {
+        let mut rng = StdRng::seed_from_u64(11);
+        let (options, table) = TableOptions::parse_with(kind, Some(chosen)).unwrap();
+        let player = |i: u8| SeatedPlayer {
+            id: Uuid::from_u128(u128::from(i) + 1),
+            name: format!("player {i}"),
+            bot: None,
+        };
+        let mut game = Game::create(
+            Uuid::new_v4(),
+            kind,
+            options,
+            table,
+            player(0),
+            None,
+            &mut rng,
+        )
+        .unwrap();
+        for i in 1..game.seats.len() as u8 {
+            game.join(player(i), None).unwrap();
+        }
+        let rules = game
+            .rules
+            .as_mut()
+            .expect("started once every seat is taken");
+        while !done(rules) {
+            let seat = rules.game().awaiting().expect("a game still going").seats[0];
+            let moves: Vec<Move> = rules
+                .game()
+                .legal_moves(seat)
+                .into_iter()
+                .filter(|mv| {
+                    let kind = serde_json::to_value(mv).unwrap()["type"].clone();
+                    kind != "report_revoke" && kind != "take_back"
+                })
+                .collect();
+            let mv = moves.choose(&mut rng).cloned().expect("a legal move");
+            rules.game_mut().apply(seat, mv, &mut rng).expect("legal");
+        }
+        game
+    }
+
+    /// A view's JSON is written into a buffer that holds it from the start:
+    /// the finished records' bytes and at most `VIEW_BYTES_BESIDE_RECORDS`
+    /// beside them, for every seat and a spectator, in the largest views
+    /// of both games (a full Potverteren table; Klaverjassen in its review).
+    #[test]
+    fn a_views_json_is_the_view_written_into_a_buffer_that_holds_it() {
+        let in_review = |r: &Rules| {
+            records(r) == 2
+                && r.game()
+                    .awaiting()
+                    .is_some_and(|a| a.action == crate::rules::Action::EndReview)
+        };
+        let mut largest = 0;
+        for game in [
+            game_after(
+                GameKind::Klaverjassen,
+                serde_json::json!({"auto_deal": true, "revoke_mode": "club"}),
+                in_review,
+            ),
+            game_after(
+                GameKind::Potverteren,
+                serde_json::json!({"auto_deal": true, "seats": 10}),
+                |r| records(r) == 3,
+            ),
+        ] {
+            let rules = game.rules.as_ref().unwrap();
+            let (_, stored) = rules.clone().to_stored().unwrap();
+            let records = stored.iter().map(String::len).sum::<usize>();
+            assert_eq!(rules.records_len(), records);
+            let callers = game.seats.iter().map(|s| s.as_ref().map(|p| p.id));
+            for caller in callers.chain([None]) {
+                let json = game.view_json(caller).unwrap();
+                assert_eq!(json, serde_json::to_vec(&game.view_for(caller)).unwrap());
+                largest = largest.max(json.len() - records);
+            }
+        }
+        assert!(
+            largest <= view::VIEW_BYTES_BESIDE_RECORDS,
+            "{largest} bytes beside the records"
+        );
     }
 
     #[test]

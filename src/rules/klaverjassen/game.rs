@@ -224,6 +224,10 @@ impl FrozenRecords for Match {
     fn frozen_records(&mut self) -> &mut Vec<Frozen<DealRecord>> {
         &mut self.sheet
     }
+
+    fn records(&self) -> &[Frozen<DealRecord>] {
+        &self.sheet
+    }
 }
 
 fn bit(seat: Seat) -> u8 {

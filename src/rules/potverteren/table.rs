@@ -44,6 +44,10 @@ impl FrozenRecords for Table {
     fn frozen_records(&mut self) -> &mut Vec<Frozen<RoundResult>> {
         &mut self.history
     }
+
+    fn records(&self) -> &[Frozen<RoundResult>] {
+        &self.history
+    }
 }
 
 /// What the table is doing.
