@@ -870,15 +870,26 @@ mod tests {
 
     /// Random legal moves until `done` holds.
     fn play_until(rules: &mut Rules, rng: &mut StdRng, done: impl Fn(&Rules) -> bool) {
+        play_moves_until(rules, rng, |_| true, done);
+    }
+
+    /// Random legal moves that `keep` lets through until `done` holds.
+    fn play_moves_until(
+        rules: &mut Rules,
+        rng: &mut StdRng,
+        keep: impl Fn(&Move) -> bool,
+        done: impl Fn(&Rules) -> bool,
+    ) {
         while !done(rules) {
             let awaiting = rules.game().awaiting().expect("a game still going");
             let seat = awaiting.seats[0];
-            let mv = rules
+            let moves: Vec<Move> = rules
                 .game()
                 .legal_moves(seat)
-                .choose(rng)
-                .cloned()
-                .expect("a legal move");
+                .into_iter()
+                .filter(&keep)
+                .collect();
+            let mv = moves.choose(rng).cloned().expect("a legal move");
             rules.game_mut().apply(seat, mv, rng).expect("legal");
         }
     }
@@ -943,20 +954,11 @@ mod tests {
             .rules
             .as_mut()
             .expect("started once every seat is taken");
-        while !done(rules) {
-            let seat = rules.game().awaiting().expect("a game still going").seats[0];
-            let moves: Vec<Move> = rules
-                .game()
-                .legal_moves(seat)
-                .into_iter()
-                .filter(|mv| {
-                    let kind = serde_json::to_value(mv).unwrap()["type"].clone();
-                    kind != "report_revoke" && kind != "take_back"
-                })
-                .collect();
-            let mv = moves.choose(&mut rng).cloned().expect("a legal move");
-            rules.game_mut().apply(seat, mv, &mut rng).expect("legal");
-        }
+        let no_revoke_report_nor_take_back = |mv: &Move| {
+            let kind = serde_json::to_value(mv).unwrap()["type"].clone();
+            kind != "report_revoke" && kind != "take_back"
+        };
+        play_moves_until(rules, &mut rng, no_revoke_report_nor_take_back, done);
         game
     }
 
