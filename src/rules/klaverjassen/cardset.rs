@@ -3,7 +3,8 @@
 //!
 //! Bit `8 * suit + rank` holds a card, with suits in [`Suit::ALL`] order and
 //! ranks in natural order 7 8 9 10 J Q K A (0..8). Natural order is what
-//! sequences (roem) are counted in, whatever is trump.
+//! sequences (roem) are counted in, whatever is trump. The layout is also a
+//! stored form ([`StoredCards`]): it does not change.
 
 use std::fmt;
 use std::ops::{BitAnd, BitOr, Not, Sub};
@@ -242,33 +243,67 @@ impl Serialize for CardSet {
 
 impl<'de> Deserialize<'de> for CardSet {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct CardsVisitor;
+        deserializer.deserialize_seq(CardsVisitor)
+    }
+}
 
-        impl<'de> Visitor<'de> for CardsVisitor {
-            type Value = CardSet;
+/// Reads a [`CardSet`] from an array of card codes.
+struct CardsVisitor;
+
+impl<'de> Visitor<'de> for CardsVisitor {
+    type Value = CardSet;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of distinct Klaverjassen cards (7 to ace)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CardSet, A::Error> {
+        let mut set = CardSet::EMPTY;
+        while let Some(card) = seq.next_element::<Card>()? {
+            if rank_index(card.rank).is_none() {
+                return Err(de::Error::custom(format!(
+                    "{card} is not a Klaverjassen card"
+                )));
+            }
+            if set.contains(card) {
+                return Err(de::Error::custom(format!("{card} appears twice")));
+            }
+            set.insert(card);
+        }
+        Ok(set)
+    }
+}
+
+/// A [`CardSet`] in the stored state, read from an array of card codes (as
+/// written so far) or from the number whose bits are the set
+/// ([`CardSet::bits`], laid out as the module docs say), the shorter form a
+/// later release is to write once every running release reads it
+/// (deploy/README.md, "Upgrading").
+pub(super) struct StoredCards(pub(super) CardSet);
+
+impl<'de> Deserialize<'de> for StoredCards {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct StoredVisitor;
+
+        impl<'de> Visitor<'de> for StoredVisitor {
+            type Value = StoredCards;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an array of distinct Klaverjassen cards (7 to ace)")
+                f.write_str("an array of distinct Klaverjassen cards or a card set's 32 bits")
             }
 
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CardSet, A::Error> {
-                let mut set = CardSet::EMPTY;
-                while let Some(card) = seq.next_element::<Card>()? {
-                    if rank_index(card.rank).is_none() {
-                        return Err(de::Error::custom(format!(
-                            "{card} is not a Klaverjassen card"
-                        )));
-                    }
-                    if set.contains(card) {
-                        return Err(de::Error::custom(format!("{card} appears twice")));
-                    }
-                    set.insert(card);
-                }
-                Ok(set)
+            fn visit_u64<E: de::Error>(self, bits: u64) -> Result<StoredCards, E> {
+                u32::try_from(bits)
+                    .map(|bits| StoredCards(CardSet::from_bits(bits)))
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(bits), &self))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<StoredCards, A::Error> {
+                CardsVisitor.visit_seq(seq).map(StoredCards)
             }
         }
 
-        deserializer.deserialize_seq(CardsVisitor)
+        deserializer.deserialize_any(StoredVisitor)
     }
 }
 

@@ -10,7 +10,7 @@ use crate::rules::fairness::Randomness;
 use crate::rules::frozen::{Frozen, FrozenRecords};
 use crate::rules::{Action, Awaiting, Seat};
 
-use super::cardset::CardSet;
+use super::cardset::{CardSet, StoredCards};
 use super::deal::{deal_from_deck, is_full_deal, shuffled_deck};
 use super::history::{
     CompletedTrick, DealRecord, OpenTrick, PlayedCard, ReportRecord, RevokeRecord,
@@ -174,8 +174,10 @@ impl Trick {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct DealState {
     /// The hands as dealt.
+    #[serde(deserialize_with = "stored_hands")]
     pub(super) dealt: BySeat<CardSet>,
     /// The cards each seat holds now.
+    #[serde(deserialize_with = "stored_hands")]
     pub(super) hands: BySeat<CardSet>,
     pub(super) trump: Option<Suit>,
     /// The completed tricks, then the trick in progress.
@@ -198,6 +200,17 @@ pub(super) struct DealState {
     pub(super) corrected_in: BySeat<u8>,
     /// Seats (bit per seat) done with the review.
     pub(super) review_done: u8,
+}
+
+/// Four hands of the deal in progress as the state stores them: each one's
+/// card codes, as this release writes them, or its bits ([`StoredCards`]),
+/// as the next release is to write them, a number instead of up to eight
+/// strings (a hand's codes are most of the cards a request reads).
+fn stored_hands<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BySeat<CardSet>, D::Error> {
+    let hands = <[StoredCards; 4]>::deserialize(deserializer)?;
+    Ok(BySeat(hands.map(|hand| hand.0)))
 }
 
 /// A whole Klaverjassen match: options, the deal in progress, the score sheet.
@@ -798,6 +811,64 @@ mod tests {
         assert_eq!(read, two_cards_played());
         assert_eq!(read.len, 2);
         assert!(read.set.contains(Card::new(Rank::King, Suit::Diamonds)));
+    }
+
+    /// A match in its first deal, its hands dealt from a shuffled deck, as
+    /// JSON with each hand of `dealt` and `hands` replaced by `hand`'s value.
+    fn stored_with_hands(
+        hand: impl Fn(CardSet) -> serde_json::Value,
+    ) -> (Match, serde_json::Value) {
+        let deck = shuffled_deck(
+            &mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(5),
+            1,
+        );
+        let game = Match::from_hands(Options::default(), deal_from_deck(&deck, Seat(3)));
+        let mut stored = serde_json::to_value(&game).unwrap();
+        for field in ["dealt", "hands"] {
+            let hands =
+                serde_json::Value::Array(game.deal.dealt.0.iter().map(|h| hand(*h)).collect());
+            stored["deal"][field] = hands;
+        }
+        (game, stored)
+    }
+
+    #[test]
+    fn a_hand_of_the_deal_in_progress_is_read_from_its_card_codes_or_from_its_bits() {
+        let (game, as_codes) = stored_with_hands(|hand| serde_json::to_value(hand).unwrap());
+        let (_, as_bits) = stored_with_hands(|hand| json!(hand.bits()));
+        assert!(as_codes["deal"]["hands"][0].is_array(), "{as_codes}");
+        assert!(as_bits["deal"]["hands"][0].is_u64(), "{as_bits}");
+        for stored in [as_codes, as_bits] {
+            let read: Match = serde_json::from_value(stored).unwrap();
+            assert_eq!(read, game);
+        }
+        for not_a_hand in [
+            json!(1u64 << 32),
+            json!(-1),
+            json!(1.5),
+            json!(["AS", "AS"]),
+            json!("AS"),
+        ] {
+            let (_, mut stored) = stored_with_hands(|hand| json!(hand.bits()));
+            stored["deal"]["hands"][2] = not_a_hand.clone();
+            assert!(
+                serde_json::from_value::<Match>(stored).is_err(),
+                "{not_a_hand}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_hands_of_the_deal_in_progress_are_still_stored_as_card_codes_for_the_release_before() {
+        let (game, _) = stored_with_hands(|hand| json!(hand.bits()));
+        let stored = serde_json::to_value(&game).unwrap();
+        for field in ["dealt", "hands"] {
+            assert_eq!(
+                stored["deal"][field][0],
+                serde_json::to_value(game.deal.dealt[Seat(0)]).unwrap()
+            );
+            assert!(stored["deal"][field][0][0].is_string(), "{stored}");
+        }
     }
 
     #[test]
