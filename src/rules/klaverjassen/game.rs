@@ -119,6 +119,13 @@ impl Trick {
         }
     }
 
+    /// Adds the next seat's card.
+    fn add(&mut self, card: Card) {
+        self.cards[usize::from(self.len)] = Some(card);
+        self.set.insert(card);
+        self.len += 1;
+    }
+
     fn seat_at(&self, position: usize) -> Seat {
         Seat((self.leader.0 + position as u8) % SEATS)
     }
@@ -570,9 +577,7 @@ impl Match {
         self.deal.must_play_allowed &= !bit(seat);
         let index = usize::from(self.deal.completed);
         let trick = &mut self.deal.tricks[index];
-        trick.cards[usize::from(trick.len)] = Some(card);
-        trick.set.insert(card);
-        trick.len += 1;
+        trick.add(card);
         if trick.len == 4 {
             self.close_trick(trump, rng);
         }
@@ -795,9 +800,7 @@ mod tests {
     fn two_cards_played() -> Trick {
         let mut trick = Trick::led_by(Seat(1));
         for code in ["QD", "KD"] {
-            trick.cards[usize::from(trick.len)] = Some(card(code));
-            trick.set.insert(card(code));
-            trick.len += 1;
+            trick.add(card(code));
         }
         trick
     }
