@@ -350,9 +350,8 @@ pub async fn accept_invite(
     let body = body.0.unwrap_or_default();
     let game = invited_game(&state, &code).await?;
     if game.seat_of(caller.id).is_some() {
-        return Ok(HttpResponse::Ok()
-            .insert_header((header::ETAG, etag(game.version)))
-            .json(game.view_for(Some(caller.id))));
+        let headers = [(header::ETAG.as_str(), etag(game.version))];
+        return Ok(json_answer(StatusCode::OK, headers).body(view_json(&game, caller.id)?));
     }
     join_game(&state, &req, caller, game.id, body).await
 }
@@ -588,10 +587,11 @@ pub async fn rematch(
             .ok_or_else(|| ApiError::Internal(format!("rematch {next} missing")))?;
         tx.commit().await?;
         let next = game_from_row(&row)?;
-        return Ok(HttpResponse::Ok()
-            .insert_header(location(&state, next.id))
-            .insert_header((header::ETAG, etag(next.version)))
-            .json(next.view_for(Some(caller.id))));
+        let headers = [
+            location(&state, next.id),
+            (header::ETAG.as_str(), etag(next.version)),
+        ];
+        return Ok(json_answer(StatusCode::OK, headers).body(view_json(&next, caller.id)?));
     }
     let host = seated_player(&mut tx, caller).await?;
     let now = state.clock.now_micros();
@@ -641,10 +641,11 @@ pub async fn rematch(
     tx.commit().await?;
     after_commit(&state, &game, &event, changed_due_at, None);
     state.notifier.work_due(due_at);
-    Ok(HttpResponse::Created()
-        .insert_header(location(&state, next.id))
-        .insert_header((header::ETAG, etag(next.version)))
-        .json(next.view_for(Some(caller.id))))
+    let headers = [
+        location(&state, next.id),
+        (header::ETAG.as_str(), etag(next.version)),
+    ];
+    Ok(json_answer(StatusCode::CREATED, headers).body(view_json(&next, caller.id)?))
 }
 
 // --------------------------------------------------------------- profiles

@@ -110,9 +110,14 @@ impl Stream {
             };
             if game.version > self.last {
                 self.last = game.version;
-                let view =
-                    serde_json::to_string(&game.view_for(Some(self.caller))).unwrap_or_default();
-                let event = format!("id: {}\nevent: view\ndata: {view}\n\n", game.version);
+                // The view written into the frame itself (empty data if it
+                // could not be written).
+                let mut event = format!("id: {}\nevent: view\ndata: ", game.version).into_bytes();
+                let data = event.len();
+                if game.write_view_json(Some(self.caller), &mut event).is_err() {
+                    event.truncate(data);
+                }
+                event.extend_from_slice(b"\n\n");
                 return Some((Ok(Bytes::from(event)), self));
             }
             let keep_alive = self.state.sse_keep_alive;

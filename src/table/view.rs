@@ -5,9 +5,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::Rules;
 use super::fairness::FairnessView;
-use super::{Game, GameKind, Move, Options, RulesView, SeatedPlayer, Status, TableOptions};
+use super::{Game, GameKind, Move, Options, Rules, RulesView, SeatedPlayer, Status, TableOptions};
 use crate::bots::Level;
 use crate::rules::cards::{Card, Suit};
 use crate::rules::{Action, Seat, klaverjassen, potverteren};
@@ -435,10 +434,21 @@ impl Game {
     /// [`VIEW_BYTES_BESIDE_RECORDS`] for the rest, so that a long match's
     /// view (up to 27 KB) is not copied again at every doubling.
     pub fn view_json(&self, caller: Option<Uuid>) -> serde_json::Result<Vec<u8>> {
-        let records = self.rules.as_ref().map_or(0, Rules::records_len);
-        let mut json = Vec::with_capacity(records + VIEW_BYTES_BESIDE_RECORDS);
-        serde_json::to_writer(&mut json, &self.view_for(caller))?;
+        let mut json = Vec::new();
+        self.write_view_json(caller, &mut json)?;
         Ok(json)
+    }
+
+    /// [`Game::view_json`] added to the end of `out` (an event stream's
+    /// frame, say), with room made for it first.
+    pub fn write_view_json(
+        &self,
+        caller: Option<Uuid>,
+        out: &mut Vec<u8>,
+    ) -> serde_json::Result<()> {
+        let records = self.rules.as_ref().map_or(0, Rules::records_len);
+        out.reserve(records + VIEW_BYTES_BESIDE_RECORDS);
+        serde_json::to_writer(out, &self.view_for(caller))
     }
 
     /// The game as `seat` may see it (`None`: a spectator): what a person in
