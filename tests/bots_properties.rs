@@ -4,6 +4,7 @@
 
 use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
 use kaarttafel::rules::Seat;
+use kaarttafel::rules::klaverjassen::CardSet;
 use kaarttafel::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -91,6 +92,15 @@ fn basic_players_never_make_an_illegal_potverteren_move() {
 fn swap_hidden_cards(game: &Game, seat: Seat) -> Option<Game> {
     let mut rules = serde_json::to_value(game.rules.as_ref()?).unwrap();
     let deal = &mut rules["klaverjassen"]["deal"];
+    // The state stores a hand as its bits and still reads card codes:
+    // swap cards in their codes.
+    for field in ["hands", "dealt"] {
+        for hand in deal[field].as_array_mut()? {
+            if let Some(bits) = hand.as_u64() {
+                *hand = json!(CardSet::from_bits(u32::try_from(bits).ok()?));
+            }
+        }
+    }
     let others: Vec<usize> = (0..4)
         .filter(|s| *s != seat.index())
         .filter(|s| deal["hands"][s].as_array().is_some_and(|h| !h.is_empty()))

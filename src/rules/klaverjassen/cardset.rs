@@ -274,10 +274,9 @@ impl<'de> Visitor<'de> for CardsVisitor {
     }
 }
 
-/// A [`CardSet`] in the stored state, read from an array of card codes (as
-/// written so far) or from the number whose bits are the set
-/// ([`CardSet::bits`], laid out as the module docs say), the shorter form a
-/// later release is to write once every running release reads it
+/// A [`CardSet`] in the stored state, read from the number whose bits are
+/// the set ([`CardSet::bits`], laid out as the module docs say), as written
+/// now, or from an array of card codes, as releases before wrote it
 /// (deploy/README.md, "Upgrading").
 pub(super) struct StoredCards(pub(super) CardSet);
 

@@ -181,10 +181,10 @@ impl Trick {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct DealState {
     /// The hands as dealt.
-    #[serde(deserialize_with = "stored_hands")]
+    #[serde(serialize_with = "hands_as_bits", deserialize_with = "stored_hands")]
     pub(super) dealt: BySeat<CardSet>,
     /// The cards each seat holds now.
-    #[serde(deserialize_with = "stored_hands")]
+    #[serde(serialize_with = "hands_as_bits", deserialize_with = "stored_hands")]
     pub(super) hands: BySeat<CardSet>,
     pub(super) trump: Option<Suit>,
     /// The completed tricks, then the trick in progress.
@@ -210,9 +210,18 @@ pub(super) struct DealState {
 }
 
 /// Four hands of the deal in progress as the state stores them: each one's
-/// card codes, as this release writes them, or its bits ([`StoredCards`]),
-/// as the next release is to write them, a number instead of up to eight
-/// strings (a hand's codes are most of the cards a request reads).
+/// bits ([`StoredCards`]), one number instead of up to eight strings (a
+/// hand's codes were most of the cards a request read).
+fn hands_as_bits<S: serde::Serializer>(
+    hands: &BySeat<CardSet>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    hands.0.map(CardSet::bits).serialize(serializer)
+}
+
+/// Four hands of the deal in progress as read from the state: each one's
+/// bits, as written since they replaced the card codes, or its card codes,
+/// as releases before wrote them ([`StoredCards`]).
 fn stored_hands<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<BySeat<CardSet>, D::Error> {
@@ -862,16 +871,27 @@ mod tests {
     }
 
     #[test]
-    fn the_hands_of_the_deal_in_progress_are_still_stored_as_card_codes_for_the_release_before() {
-        let (game, _) = stored_with_hands(|hand| json!(hand.bits()));
+    fn the_hands_of_the_deal_in_progress_are_stored_as_their_bits() {
+        let (mut game, _) = stored_with_hands(|hand| serde_json::to_value(hand).unwrap());
+        let rng = &mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(5);
+        let first = game.first_hand();
+        game.play(first, Move::ChooseTrump { suit: Suit::Hearts }, rng)
+            .unwrap();
+        let card = game.legal_cards(first).iter().next().unwrap();
+        game.play(first, Move::Play { card }, rng).unwrap();
+        assert_ne!(game.deal.dealt, game.deal.hands);
         let stored = serde_json::to_value(&game).unwrap();
-        for field in ["dealt", "hands"] {
-            assert_eq!(
-                stored["deal"][field][0],
-                serde_json::to_value(game.deal.dealt[Seat(0)]).unwrap()
-            );
-            assert!(stored["deal"][field][0][0].is_string(), "{stored}");
+        for (field, hands) in [("dealt", &game.deal.dealt), ("hands", &game.deal.hands)] {
+            for seat in (0..SEATS).map(Seat) {
+                assert_eq!(
+                    stored["deal"][field][usize::from(seat.0)],
+                    json!(hands[seat].bits()),
+                    "{field} of {seat:?}: {stored}"
+                );
+            }
         }
+        let read: Match = serde_json::from_value(stored).unwrap();
+        assert_eq!(read, game);
     }
 
     #[test]
