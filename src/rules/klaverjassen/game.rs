@@ -10,7 +10,7 @@ use crate::rules::fairness::Randomness;
 use crate::rules::frozen::{Frozen, FrozenRecords};
 use crate::rules::{Action, Awaiting, Seat};
 
-use super::cardset::{CardSet, StoredCards};
+use super::cardset::{CardSet, StoredCards, card_at};
 use super::deal::{deal_from_deck, is_full_deal, shuffled_deck};
 use super::history::{
     CompletedTrick, DealRecord, OpenTrick, PlayedCard, ReportRecord, RevokeRecord,
@@ -53,8 +53,7 @@ pub enum MatchResult {
 
 /// A trick of the deal in progress, in play order from its leader. Stored
 /// without `len` and `set`, which its cards tell ([`StoredTrick`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "StoredTrick")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub(super) struct Trick {
     pub(super) leader: Seat,
     pub(super) cards: [Option<Card>; 4],
@@ -78,7 +77,9 @@ pub(super) struct Trick {
 /// 6e32acc read without them and still wrote them, for instances of the
 /// release before in a rolling deploy or rolled back to (deploy/README.md,
 /// "Upgrading"), and the release after it stopped writing them. A state
-/// stored with them is read as before: they are skipped.
+/// stored with them is read as before: they are skipped. A trick is also
+/// read from its packed number ([`PACKED_BITS`]), which the next release
+/// is to write instead.
 #[derive(Deserialize)]
 struct StoredTrick {
     leader: Seat,
@@ -99,6 +100,92 @@ impl From<StoredTrick> for Trick {
             trick.len += 1;
         }
         trick
+    }
+}
+
+/// A trick's packed number: bits 0-1 its leader, bits 2-4 its winner plus
+/// one (0: none yet), then six bits for each place from the leader on, the
+/// card's bit index in a [`CardSet`] plus one (0: not played yet). One
+/// number instead of an object with four card codes: a request reads the
+/// deal's eight tricks, half of the live state's reading.
+///
+/// This release reads it and still writes the fields, so that the release
+/// before, which reads only the fields, can read what this one writes
+/// (deploy/README.md, "Upgrading"); the next release can write it.
+const PACKED_BITS: u32 = 29;
+
+impl Trick {
+    /// The trick as a packed number (see [`PACKED_BITS`]).
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the next release writes tricks packed")
+    )]
+    fn packed(&self) -> u32 {
+        let winner = self.winner.map_or(0, |seat| u32::from(seat.0) + 1);
+        let mut packed = u32::from(self.leader.0) | winner << 2;
+        for (place, card) in self.cards.iter().enumerate() {
+            if let Some(card) = card {
+                let index = CardSet::single(*card).bits().trailing_zeros();
+                packed |= (index + 1) << (5 + 6 * place);
+            }
+        }
+        packed
+    }
+
+    /// The trick packed in `packed`; `None` for a number no play makes: a
+    /// winner past the fourth seat, a card past the 32nd or played twice, a
+    /// place filled after an empty one, or bits past the last place.
+    fn from_packed(packed: u64) -> Option<Trick> {
+        if packed >> PACKED_BITS != 0 {
+            return None;
+        }
+        let packed = packed as u32;
+        let mut trick = Trick::led_by(Seat((packed & 3) as u8));
+        trick.winner = match (packed >> 2) & 7 {
+            0 => None,
+            seat @ 1..=4 => Some(Seat(seat as u8 - 1)),
+            _ => return None,
+        };
+        for place in 0..4 {
+            match (packed >> (5 + 6 * place)) & 63 {
+                0 => {}
+                code @ 1..=32 if usize::from(trick.len) == place => {
+                    let card = card_at(code - 1);
+                    if trick.set.contains(card) {
+                        return None;
+                    }
+                    trick.add(card);
+                }
+                _ => return None,
+            }
+        }
+        Some(trick)
+    }
+}
+
+impl<'de> Deserialize<'de> for Trick {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Trick, D::Error> {
+        struct TrickVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for TrickVisitor {
+            type Value = Trick;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a trick's fields or its packed number")
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, packed: u64) -> Result<Trick, E> {
+                Trick::from_packed(packed)
+                    .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Unsigned(packed), &self))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Trick, A::Error> {
+                StoredTrick::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(Trick::from)
+            }
+        }
+
+        deserializer.deserialize_any(TrickVisitor)
     }
 }
 
@@ -903,6 +990,59 @@ mod tests {
         );
         let read: Trick = serde_json::from_value(stored).unwrap();
         assert_eq!(read, two_cards_played());
+    }
+
+    /// Seat 1 led the queen of diamonds, seat 2 followed with the king, as
+    /// packed: leader 1, no winner, then each card's bit index plus one.
+    const TWO_CARDS_PACKED: u64 = 1 | (14 << 5) | (15 << 11);
+
+    #[test]
+    fn a_trick_is_read_from_its_packed_number_or_from_its_fields() {
+        let mut full = Trick::led_by(Seat(3));
+        for code in ["7C", "AS", "10H", "JC"] {
+            full.add(card(code));
+        }
+        full.winner = Some(Seat(2));
+        for trick in [
+            Trick::led_by(Seat(0)),
+            Trick::led_by(Seat(2)),
+            two_cards_played(),
+            full,
+        ] {
+            let packed = json!(trick.packed());
+            let as_fields = serde_json::to_value(trick).unwrap();
+            for stored in [packed, as_fields] {
+                let read: Trick = serde_json::from_value(stored.clone()).unwrap();
+                assert_eq!(read, trick, "{stored}");
+            }
+        }
+        assert_eq!(u64::from(two_cards_played().packed()), TWO_CARDS_PACKED);
+    }
+
+    #[test]
+    fn a_packed_trick_that_no_play_can_make_is_refused() {
+        let winner = |code: u64| TWO_CARDS_PACKED | (code << 2);
+        let third = |code: u64| TWO_CARDS_PACKED | (code << 17);
+        let fourth = |code: u64| TWO_CARDS_PACKED | (code << 23);
+        for not_a_trick in [
+            json!(winner(5)),
+            json!(winner(7)),
+            json!(third(33)),
+            json!(third(63)),
+            json!(fourth(1)),
+            json!(third(14)),
+            json!(TWO_CARDS_PACKED | (1 << 29)),
+            json!(1u64 << 32),
+            json!(-1),
+            json!(1.5),
+            json!("QD"),
+        ] {
+            assert!(
+                serde_json::from_value::<Trick>(not_a_trick.clone()).is_err(),
+                "{not_a_trick}"
+            );
+        }
+        assert!(serde_json::from_value::<Trick>(json!(third(16))).is_ok());
     }
 
     #[test]
