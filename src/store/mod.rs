@@ -17,12 +17,13 @@ pub mod settings;
 
 use std::ops::{Deref, DerefMut};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, SqlSafeStr};
+use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Connection, SqlSafeStr};
 use sqlx_core::transaction::TransactionManager;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -262,6 +263,8 @@ pub struct Store {
     /// back to sqlx's pool, the connection would be pinged first (a message
     /// to its thread and back) while the next writer waits for it.
     writer_shelf: Option<Shelf>,
+    /// SQLite: the writes since the last checkpoint ([`Store::note_write`]).
+    checkpoints: Option<Arc<Checkpoints>>,
     backend: Backend,
     postgres_url: Option<crate::config::Secret>,
     /// Postgres: how an HTTP worker opens a pool of its own
@@ -270,6 +273,26 @@ pub struct Store {
     /// An HTTP worker's idle connections ([`Conn`]); `None` for the main
     /// runtime's store and on SQLite.
     shelf: Option<Shelf>,
+}
+
+/// SQLite: the writer's writes since the last checkpoint, and whether one
+/// is running.
+#[derive(Debug, Default)]
+struct Checkpoints {
+    writes: AtomicU32,
+    running: AtomicBool,
+    /// A read connection's checkpoint has copied the log up to where it
+    /// began: the writer copies the rest before its next write.
+    copied: AtomicBool,
+}
+
+/// A checkpoint running: it is over when this drops, finished or not.
+struct CheckpointRunning(Arc<Checkpoints>);
+
+impl Drop for CheckpointRunning {
+    fn drop(&mut self) {
+        self.0.running.store(false, Ordering::Release);
+    }
 }
 
 /// The pools of the HTTP workers (Postgres), opened from one recipe.
@@ -348,6 +371,15 @@ impl Store {
             create_missing_database(&url).await?;
         }
         let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
+        if backend == Backend::Sqlite {
+            // Turning WAL on needs the file to itself: once, on a connection
+            // of its own, before the pool opens several side by side.
+            let mut conn = options.connect().await?;
+            sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&mut conn)
+                .await?;
+            conn.close().await?;
+        }
         // A socket belongs to the runtime that opened it. This pool's
         // connections are opened here, on the main runtime, and kept (no
         // idle or lifetime expiry), for the work of the main runtime. On
@@ -364,11 +396,8 @@ impl Store {
                 .after_connect(move |conn, _| {
                     Box::pin(async move {
                         if backend == Backend::Sqlite {
-                            // WAL (set below, kept in the file) with NORMAL syncs
-                            // at checkpoints, not at every commit: a commit
-                            // survives a crash of the process, and the last ones
-                            // may be lost only if the machine itself goes down.
-                            // A writer waits up to 5 s for the write lock.
+                            // WAL, NORMAL syncs, a 5 s busy wait (see
+                            // SQLITE_PRAGMAS).
                             for pragma in SQLITE_PRAGMAS {
                                 sqlx::query(pragma).execute(&mut *conn).await?;
                             }
@@ -387,13 +416,6 @@ impl Store {
                 Err(error) => return Err(error),
             }
         };
-        if backend == Backend::Sqlite {
-            // WAL lets readers go on while one writer holds the lock; the
-            // setting is kept in the file, so once is enough.
-            sqlx::query("PRAGMA journal_mode = WAL")
-                .execute(&pool)
-                .await?;
-        }
         // SQLite writes go through one connection of their own (see
         // `Store::writer`); the pool above serves reads, which WAL never blocks.
         let writer = match backend {
@@ -405,6 +427,11 @@ impl Store {
                             for pragma in SQLITE_PRAGMAS {
                                 sqlx::query(pragma).execute(&mut *conn).await?;
                             }
+                            // Its commits leave the log to be copied into
+                            // the database file by a read connection.
+                            sqlx::query("PRAGMA wal_autocheckpoint = 0")
+                                .execute(&mut *conn)
+                                .await?;
                             Ok(())
                         })
                     })
@@ -425,10 +452,12 @@ impl Store {
             opened: Arc::default(),
         });
         let writer_shelf = writer.as_ref().map(|_| Shelf::new(1, acquire_timeout));
+        let checkpoints = writer.as_ref().map(|_| Arc::default());
         let store = Store {
             pool,
             writer,
             writer_shelf,
+            checkpoints,
             backend,
             postgres_url,
             worker_pools,
@@ -647,15 +676,57 @@ impl Store {
             return Ok(Conn::new(self.pool.acquire().await?));
         };
         let permit = shelf.permit().await?;
-        let conn = match shelf.take().await {
+        let mut conn = match shelf.take().await {
             Some(conn) => conn,
             None => writer.acquire().await?,
         };
+        self.note_write(&mut conn).await;
         Ok(Conn {
             conn: Some(conn),
             shelf: Some(shelf.clone()),
             _permit: Some(permit),
         })
+    }
+
+    /// SQLite: counts a write by the writer and, every [`CHECKPOINT_EVERY`]
+    /// writes, has a read connection copy the log into the database file
+    /// (`PRAGMA wal_checkpoint(PASSIVE)`: it copies what no reader still
+    /// needs and waits for no one). The writer never does it itself
+    /// (`wal_autocheckpoint = 0`): a checkpoint, with its syncs, inside a
+    /// writer's commit held every writer queued behind it, and made the
+    /// tail of SQLite's move latency (docs/benchmarks.md, "The SQLite
+    /// writer leaves checkpoints to a reader").
+    ///
+    /// A checkpoint copies the log up to where it began, while the writer
+    /// adds to it; SQLite starts the log over only once it is copied to its
+    /// end, so the writer, on `conn`, copies what was added since (a few
+    /// writes' pages) before its next write, and the log does not grow
+    /// without end.
+    async fn note_write(&self, conn: &mut AnyConnection) {
+        let Some(checkpoints) = &self.checkpoints else {
+            return;
+        };
+        if checkpoints.copied.swap(false, Ordering::AcqRel) {
+            let rest = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)");
+            if let Err(error) = rest.execute(&mut *conn).await {
+                tracing::warn!(%error, "an SQLite checkpoint failed");
+            }
+        }
+        if checkpoints.writes.fetch_add(1, Ordering::Relaxed) + 1 < CHECKPOINT_EVERY
+            || checkpoints.running.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        checkpoints.writes.store(0, Ordering::Relaxed);
+        let running = CheckpointRunning(Arc::clone(checkpoints));
+        let pool = self.pool.clone();
+        tokio::spawn(async move {
+            match copy_log(&pool).await {
+                Ok(()) => running.0.copied.store(true, Ordering::Release),
+                Err(error) => tracing::warn!(%error, "an SQLite checkpoint failed"),
+            }
+            drop(running);
+        });
     }
 
     /// Readiness: the database answers and every migration is applied.
@@ -687,12 +758,51 @@ impl Store {
     }
 }
 
-/// Set on every SQLite connection. WAL (set once, kept in the file) with
+/// Set on every SQLite connection. WAL lets readers go on while one writer
+/// holds the lock. It is turned on before the pool opens and the file keeps
+/// it; every connection sets it too (a read of the file, which then needs
+/// no lock of its own), because one that has not read the file yet does
+/// not know, and its checkpoint would find no log to copy. With
 /// NORMAL syncs at checkpoints, not at every commit: a commit survives a
 /// crash of the process, and the last ones may be lost only if the machine
 /// itself goes down. A write outside the writer connection (an autocommit
 /// statement on a read connection) waits up to 5 s for the write lock.
-const SQLITE_PRAGMAS: [&str; 2] = ["PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"];
+const SQLITE_PRAGMAS: [&str; 3] = [
+    "PRAGMA busy_timeout = 5000",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = NORMAL",
+];
+
+/// SQLite: copies the log into the database file on a read connection, and
+/// again while the writer has added more than [`CHECKPOINT_LEFT`] frames
+/// (pages) meanwhile, at most [`CHECKPOINT_ROUNDS`] times: what is left is
+/// for the writer to copy before its next write ([`Store::note_write`]), so
+/// it should be little.
+async fn copy_log(pool: &AnyPool) -> Result<(), sqlx::Error> {
+    let mut conn = pool.acquire().await?;
+    for _ in 0..CHECKPOINT_ROUNDS {
+        let (_busy, log, copied): (i64, i64, i64) =
+            sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
+                .fetch_one(&mut *conn)
+                .await?;
+        if log - copied <= CHECKPOINT_LEFT {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// How many frames of the log [`copy_log`] may leave to the writer.
+const CHECKPOINT_LEFT: i64 = 64;
+
+/// How many times [`copy_log`] copies at most.
+const CHECKPOINT_ROUNDS: usize = 4;
+
+/// SQLite: how many writes the writer makes between two checkpoints, which
+/// a read connection runs ([`Store::note_write`]). A move adds about six
+/// pages to the log (1 GB in 30 s at 1,530 moves/s with no checkpoint), so
+/// this is about 1,500 pages, near SQLite's own default of 1,000.
+const CHECKPOINT_EVERY: u32 = 256;
 
 /// How long starting waits for the database to come up.
 pub const STARTUP_WAIT: Duration = Duration::from_secs(10);
@@ -814,5 +924,72 @@ mod tests {
         assert!(suspect(), "a connection that broke");
         FAILED_AT.store(now_micros() - SUSPECT_FOR_MICROS, Ordering::Relaxed);
         assert!(!suspect(), "only for a while");
+    }
+
+    /// SQLite's writer commits without copying the log into the database
+    /// file, which would hold every queued writer for the copy and its
+    /// syncs; after every [`CHECKPOINT_EVERY`] writes a read connection
+    /// copies it, beside the writer (docs/benchmarks.md, "The SQLite
+    /// writer leaves checkpoints to a reader").
+    #[tokio::test]
+    async fn sqlite_checkpoints_are_left_by_the_writer_to_a_read_connection_and_the_log_starts_over()
+     {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kaarttafel.db");
+        let database = Database::Sqlite(path.to_str().unwrap().to_owned());
+        let store = Store::connect(&database, Duration::from_secs(5))
+            .await
+            .unwrap();
+        for (mut conn, expected) in [
+            (store.acquire_writer().await.unwrap(), 0),
+            (store.acquire().await.unwrap(), 1000),
+        ] {
+            let pages: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
+                .fetch_one(&mut *conn)
+                .await
+                .unwrap();
+            assert_eq!(pages, expected);
+        }
+        sqlx::query("CREATE TABLE scratch (b TEXT)")
+            .execute(&mut *store.acquire_writer().await.unwrap())
+            .await
+            .unwrap();
+        let file_len = || std::fs::metadata(&path).unwrap().len();
+        let before = file_len();
+        let row = "x".repeat(4096);
+        for _ in 0..CHECKPOINT_EVERY {
+            sqlx::query("INSERT INTO scratch (b) VALUES ($1)")
+                .bind(&row)
+                .execute(&mut *store.acquire_writer().await.unwrap())
+                .await
+                .unwrap();
+        }
+        let written = u64::from(CHECKPOINT_EVERY) * 4096;
+        for _ in 0..100 {
+            if file_len() >= before + written {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(
+            file_len() >= before + written,
+            "the database file holds {} bytes after {written} were written",
+            file_len()
+        );
+        // The log starts over once copied to its end: eight more rounds of
+        // writes leave it at a few rounds' pages (each row takes two), not
+        // at every page written since the start.
+        for _ in 0..8 * CHECKPOINT_EVERY {
+            sqlx::query("INSERT INTO scratch (b) VALUES ($1)")
+                .bind(&row)
+                .execute(&mut *store.acquire_writer().await.unwrap())
+                .await
+                .unwrap();
+        }
+        let log = std::fs::metadata(path.with_extension("db-wal"))
+            .unwrap()
+            .len();
+        assert!(log < 9 * written, "the log holds {log} bytes");
+        store.close().await;
     }
 }
