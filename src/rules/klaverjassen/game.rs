@@ -134,7 +134,8 @@ impl Trick {
 
     /// The trick packed in `packed`; `None` for a number no play makes: a
     /// winner past the fourth seat, a card past the 32nd or played twice, a
-    /// place filled after an empty one, or bits past the last place.
+    /// place filled after an empty one, a winner without four cards or four
+    /// cards without a winner, or bits past the last place.
     fn from_packed(packed: u64) -> Option<Trick> {
         if packed >> PACKED_BITS != 0 {
             return None;
@@ -159,7 +160,8 @@ impl Trick {
                 _ => return None,
             }
         }
-        Some(trick)
+        // The fourth card closes the trick and names its winner.
+        (trick.winner.is_some() == (trick.len == 4)).then_some(trick)
     }
 }
 
@@ -1020,11 +1022,47 @@ mod tests {
     }
 
     #[test]
+    fn every_trick_of_a_played_match_reads_back_from_its_packed_number() {
+        use rand::seq::IndexedRandom;
+        let rng = &mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(9);
+        let mut checked = 0;
+        for mode in [RevokeMode::Enforced, RevokeMode::Club] {
+            let options = Options {
+                revoke_mode: mode,
+                deals: 4,
+                ..Options::default()
+            };
+            let mut game = Match::new(options, rng);
+            while game.phase() != Phase::Finished {
+                for trick in &game.deal.tricks {
+                    let packed = serde_json::to_value(trick.packed()).unwrap();
+                    assert_eq!(serde_json::from_value::<Trick>(packed).unwrap(), *trick);
+                    checked += 1;
+                }
+                let (seat, moves) = (0..SEATS)
+                    .map(Seat)
+                    .map(|seat| (seat, game.legal_moves(seat)))
+                    .find(|(_, moves)| !moves.is_empty())
+                    .unwrap();
+                let mv = *moves.choose(rng).unwrap();
+                game.play(seat, mv, rng).unwrap();
+            }
+        }
+        assert!(checked > 1000, "{checked} tricks checked");
+    }
+
+    #[test]
     fn a_packed_trick_that_no_play_can_make_is_refused() {
         let winner = |code: u64| TWO_CARDS_PACKED | (code << 2);
         let third = |code: u64| TWO_CARDS_PACKED | (code << 17);
         let fourth = |code: u64| TWO_CARDS_PACKED | (code << 23);
+        let mut closed = two_cards_played();
+        for code in ["AD", "7D"] {
+            closed.add(card(code));
+        }
         for not_a_trick in [
+            json!(winner(1)),
+            json!(closed.packed()),
             json!(winner(5)),
             json!(winner(7)),
             json!(third(33)),
