@@ -50,6 +50,12 @@ pub const fn card_at(index: u32) -> Card {
     Card::new(RANKS[(index % 8) as usize], Suit::ALL[(index / 8) as usize])
 }
 
+/// The bit index of a Klaverjassen card, [`card_at`]'s inverse.
+#[inline]
+pub fn card_index(card: Card) -> u32 {
+    CardSet::single(card).bits().trailing_zeros()
+}
+
 /// A set of Klaverjassen cards: a hand, a trick, a suit, the deck.
 ///
 /// Written in JSON as an array of card codes, clubs to spades, 7 to ace.

@@ -10,7 +10,7 @@ use crate::rules::fairness::Randomness;
 use crate::rules::frozen::{Frozen, FrozenRecords};
 use crate::rules::{Action, Awaiting, Seat};
 
-use super::cardset::{CardSet, StoredCards, card_at};
+use super::cardset::{CardSet, StoredCards, card_at, card_index};
 use super::deal::{deal_from_deck, is_full_deal, shuffled_deck};
 use super::history::{
     CompletedTrick, DealRecord, OpenTrick, PlayedCard, ReportRecord, RevokeRecord,
@@ -125,8 +125,7 @@ impl Trick {
         let mut packed = u32::from(self.leader.0) | winner << 2;
         for (place, card) in self.cards.iter().enumerate() {
             if let Some(card) = card {
-                let index = CardSet::single(*card).bits().trailing_zeros();
-                packed |= (index + 1) << (5 + 6 * place);
+                packed |= (card_index(*card) + 1) << (5 + 6 * place);
             }
         }
         packed

@@ -31,7 +31,7 @@ use std::time::Instant;
 use crate::rules::Seat;
 use crate::rules::cards::{Card, Suit};
 
-use super::cardset::{CardSet, card_at};
+use super::cardset::{CardSet, card_at, card_index};
 use super::game::{Match, Phase};
 use super::play_rules::{card_points, legal_cards, points_at, set_points, strength};
 use super::roem::roem;
@@ -225,11 +225,6 @@ const INF: i32 = 30_000;
 /// The nat search's reward for keeping the roem within budget: above any
 /// lead a deal can bring, below `INF` with any lead added.
 const KEPT: i32 = 10_000;
-
-/// The bit index of a Klaverjassen card.
-fn card_index(card: Card) -> u32 {
-    CardSet::single(card).bits().trailing_zeros()
-}
 
 /// The first trick of the last two, as the two-trick search plays it: its
 /// cards (a mask), the suit led, how many, the position and `strength` of
