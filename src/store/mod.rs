@@ -694,8 +694,8 @@ impl Store {
     /// needs and waits for no one). The writer never does it itself
     /// (`wal_autocheckpoint = 0`): a checkpoint, with its syncs, inside a
     /// writer's commit held every writer queued behind it, and made the
-    /// tail of SQLite's move latency (docs/benchmarks.md, "The SQLite
-    /// writer leaves checkpoints to a reader").
+    /// tail of SQLite's move latency (docs/benchmarks.md, "Hands written
+    /// as bits, tricks read packed, SQLite's checkpoints off the writer").
     ///
     /// A checkpoint copies the log up to where it began, while the writer
     /// adds to it; SQLite starts the log over only once it is copied to its
@@ -929,8 +929,8 @@ mod tests {
     /// SQLite's writer commits without copying the log into the database
     /// file, which would hold every queued writer for the copy and its
     /// syncs; after every [`CHECKPOINT_EVERY`] writes a read connection
-    /// copies it, beside the writer (docs/benchmarks.md, "The SQLite
-    /// writer leaves checkpoints to a reader").
+    /// copies it, beside the writer (docs/benchmarks.md, "Hands written
+    /// as bits, tricks read packed, SQLite's checkpoints off the writer").
     #[tokio::test]
     async fn sqlite_checkpoints_are_left_by_the_writer_to_a_read_connection_and_the_log_starts_over()
      {
@@ -957,13 +957,16 @@ mod tests {
         let file_len = || std::fs::metadata(&path).unwrap().len();
         let before = file_len();
         let row = "x".repeat(4096);
-        for _ in 0..CHECKPOINT_EVERY {
-            sqlx::query("INSERT INTO scratch (b) VALUES ($1)")
-                .bind(&row)
-                .execute(&mut *store.acquire_writer().await.unwrap())
-                .await
-                .unwrap();
-        }
+        let write_rows = async |count: u32| {
+            for _ in 0..count {
+                sqlx::query("INSERT INTO scratch (b) VALUES ($1)")
+                    .bind(&row)
+                    .execute(&mut *store.acquire_writer().await.unwrap())
+                    .await
+                    .unwrap();
+            }
+        };
+        write_rows(CHECKPOINT_EVERY).await;
         let written = u64::from(CHECKPOINT_EVERY) * 4096;
         for _ in 0..100 {
             if file_len() >= before + written {
@@ -979,13 +982,7 @@ mod tests {
         // The log starts over once copied to its end: eight more rounds of
         // writes leave it at a few rounds' pages (each row takes two), not
         // at every page written since the start.
-        for _ in 0..8 * CHECKPOINT_EVERY {
-            sqlx::query("INSERT INTO scratch (b) VALUES ($1)")
-                .bind(&row)
-                .execute(&mut *store.acquire_writer().await.unwrap())
-                .await
-                .unwrap();
-        }
+        write_rows(8 * CHECKPOINT_EVERY).await;
         let log = std::fs::metadata(path.with_extension("db-wal"))
             .unwrap()
             .len();
