@@ -52,16 +52,15 @@ pub enum MatchResult {
 }
 
 /// A trick of the deal in progress, in play order from its leader. Stored
-/// without `len` and `set`, which its cards tell ([`StoredTrick`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// as its packed number ([`PACKED_BITS`]); `len` and `set` are found again
+/// from its cards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Trick {
     pub(super) leader: Seat,
     pub(super) cards: [Option<Card>; 4],
-    #[serde(skip_serializing)]
     pub(super) len: u8,
     /// The cards played, as a set: kept beside `cards` because every play
     /// needs it.
-    #[serde(skip_serializing)]
     pub(super) set: CardSet,
     pub(super) winner: Option<Seat>,
 }
@@ -77,9 +76,9 @@ pub(super) struct Trick {
 /// 6e32acc read without them and still wrote them, for instances of the
 /// release before in a rolling deploy or rolled back to (deploy/README.md,
 /// "Upgrading"), and the release after it stopped writing them. A state
-/// stored with them is read as before: they are skipped. A trick is also
-/// read from its packed number ([`PACKED_BITS`]), which the next release
-/// is to write instead.
+/// stored with them is read as before: they are skipped. Tricks are now
+/// written as their packed number ([`PACKED_BITS`]); this form is still
+/// read, for games stored by earlier releases.
 #[derive(Deserialize)]
 struct StoredTrick {
     leader: Seat,
@@ -109,17 +108,13 @@ impl From<StoredTrick> for Trick {
 /// number instead of an object with four card codes: a request reads the
 /// deal's eight tricks, half of the live state's reading.
 ///
-/// This release reads it and still writes the fields, so that the release
-/// before, which reads only the fields, can read what this one writes
-/// (deploy/README.md, "Upgrading"); the next release can write it.
+/// It came in two releases (deploy/README.md, "Upgrading"): 9eb5c1e read
+/// it and still wrote the fields, so that the release before, which reads
+/// only the fields, could read what it wrote; the release after writes it.
 const PACKED_BITS: u32 = 29;
 
 impl Trick {
     /// The trick as a packed number (see [`PACKED_BITS`]).
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "the next release writes tricks packed")
-    )]
     fn packed(&self) -> u32 {
         let winner = self.winner.map_or(0, |seat| u32::from(seat.0) + 1);
         let mut packed = u32::from(self.leader.0) | winner << 2;
@@ -161,6 +156,12 @@ impl Trick {
         }
         // The fourth card closes the trick and names its winner.
         (trick.winner.is_some() == (trick.len == 4)).then_some(trick)
+    }
+}
+
+impl Serialize for Trick {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u32(self.packed())
     }
 }
 
@@ -983,12 +984,9 @@ mod tests {
     }
 
     #[test]
-    fn a_trick_is_stored_as_its_leader_its_cards_and_its_winner() {
+    fn a_trick_is_stored_as_its_packed_number() {
         let stored = serde_json::to_value(two_cards_played()).unwrap();
-        assert_eq!(
-            stored,
-            json!({"leader": 1, "cards": ["QD", "KD", null, null], "winner": null})
-        );
+        assert_eq!(stored, json!(TWO_CARDS_PACKED));
         let read: Trick = serde_json::from_value(stored).unwrap();
         assert_eq!(read, two_cards_played());
     }
@@ -996,6 +994,11 @@ mod tests {
     /// Seat 1 led the queen of diamonds, seat 2 followed with the king, as
     /// packed: leader 1, no winner, then each card's bit index plus one.
     const TWO_CARDS_PACKED: u64 = 1 | (14 << 5) | (15 << 11);
+
+    /// A trick as releases before the packed number stored it.
+    fn as_fields(trick: Trick) -> serde_json::Value {
+        json!({"leader": trick.leader, "cards": trick.cards, "winner": trick.winner})
+    }
 
     #[test]
     fn a_trick_is_read_from_its_packed_number_or_from_its_fields() {
@@ -1011,13 +1014,15 @@ mod tests {
             full,
         ] {
             let packed = json!(trick.packed());
-            let as_fields = serde_json::to_value(trick).unwrap();
-            for stored in [packed, as_fields] {
+            for stored in [packed, as_fields(trick)] {
                 let read: Trick = serde_json::from_value(stored.clone()).unwrap();
                 assert_eq!(read, trick, "{stored}");
             }
         }
-        assert_eq!(u64::from(two_cards_played().packed()), TWO_CARDS_PACKED);
+        assert_eq!(
+            as_fields(two_cards_played()),
+            json!({"leader": 1, "cards": ["QD", "KD", null, null], "winner": null})
+        );
     }
 
     #[test]
