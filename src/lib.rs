@@ -1,15 +1,16 @@
 //! Kaarttafel: a card-game server for Klaverjassen (Rotterdam rules) and
 //! Potverteren.
 //!
-//! Dependencies point one way: `http` → `auth`, `store`, `game` → `games`.
-//! `games` holds the pure rules, `game` the table around them, `store` all
-//! SQL, `http` all routes.
+//! Dependencies point one way: `http` → `auth`, `store`, `table` → `rules`.
+//! `rules` holds the pure rules, `table` the table around them, `store` all
+//! SQL, `http` all routes; `json_text`, shared JSON texts, is below them all.
 
 pub mod auth;
 pub mod bots;
 pub mod clock;
 pub mod config;
 pub mod http;
+pub mod json_text;
 pub mod notify;
 pub mod rules;
 pub mod startup;

@@ -3,6 +3,8 @@
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
+use crate::json_text::JsonText;
+
 use super::players::{PlayerRow, parse_uuid, player_from};
 use super::{Backend, now_micros};
 use super::{events, layout};
@@ -91,8 +93,9 @@ pub struct GameRow {
     pub state: Option<String>,
     /// The finished records (score-sheet rows, settled rounds), JSON each,
     /// in order: read with the row, and written by [`insert`] and
-    /// [`update`] from the first the row does not hold yet.
-    pub records: Vec<String>,
+    /// [`update`] from the first the row does not hold yet. Shared with
+    /// the game read from the row, its views and the row written next.
+    pub records: Vec<JsonText>,
     /// The secret fair-deal state (seed chains, seat seeds), JSON; `None`
     /// only in rows stored before fair deals.
     pub fairness: Option<String>,
@@ -362,18 +365,33 @@ fn stored_count(stored: i64, total: usize) -> Result<usize, sqlx::Error> {
 async fn insert_records(
     conn: &mut AnyConnection,
     game: Uuid,
-    records: &[String],
+    records: &[impl AsRef<str>],
     from: usize,
 ) -> Result<(), sqlx::Error> {
     for (index, record) in records.iter().enumerate().skip(from) {
         sqlx::query("INSERT INTO game_deals (game_id, number, record) VALUES ($1, $2, $3)")
             .bind(game.to_string())
             .bind(index as i64 + 1)
-            .bind(record)
+            .bind(record.as_ref())
             .execute(&mut *conn)
             .await?;
     }
     Ok(())
+}
+
+/// A finished record read back from `game_deals`, taken as the text this
+/// service wrote there. It is not checked to be JSON again: that check was
+/// 11 % of the service's CPU per move (docs/benchmarks.md, "Finished
+/// records not checked again"). Debug builds, and so every test, check it.
+fn stored_record(text: impl Into<String>) -> JsonText {
+    // SAFETY: `game_deals.record` is written only by `insert_records`, with
+    // the texts `Rules::to_stored` takes from the game's records (serde_json's
+    // own output, or text `RawValue` checked when it was read) or that
+    // `layout::split` cut out of a state with `RawValue`: each one JSON value
+    // without space around it. The Postgres query joins them with
+    // `RECORD_SEPARATOR`, which JSON text cannot hold, and `complete` cuts
+    // them apart there.
+    unsafe { JsonText::from_string_unchecked(text.into()) }
 }
 
 /// Reads a game's finished records into `game.records`, as loaded with
@@ -392,7 +410,7 @@ async fn complete(
         return Ok(());
     }
     if let Some(read) = read {
-        let records: Vec<String> = read.split(RECORD_SEPARATOR).map(str::to_owned).collect();
+        let records: Vec<JsonText> = read.split(RECORD_SEPARATOR).map(stored_record).collect();
         // All of them: `load_for` passes none it read in another snapshot
         // than the row's; counted anyway, since a missing one would be
         // lost from the state for good at the next write.
@@ -404,13 +422,16 @@ async fn complete(
     // Up to the count read with the row: a read outside a transaction may
     // see a deal finished since (records are only ever added, and never
     // change once written).
-    let records: Vec<String> = sqlx::query_scalar(
+    let records: Vec<JsonText> = sqlx::query_scalar::<_, String>(
         "SELECT record FROM game_deals WHERE game_id = $1 AND number <= $2 ORDER BY number",
     )
     .bind(game.id.to_string())
     .bind(count)
     .fetch_all(&mut *conn)
-    .await?;
+    .await?
+    .into_iter()
+    .map(stored_record)
+    .collect();
     if records.len() as i64 != count {
         return Err(sqlx::Error::Protocol(format!(
             "game {}: {count} finished records expected, {} stored",

@@ -16,6 +16,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::bots::Level;
+use crate::json_text::JsonText;
 use crate::rules::fairness::{Randomness, SeatSeed};
 use crate::rules::{Awaiting, GameRules, Refusal, Seat, frozen, klaverjassen, potverteren};
 use fairness::FairDeals;
@@ -269,7 +270,7 @@ impl Rules {
 
     /// The state as the store keeps it (src/store/layout.rs): its JSON
     /// without the finished records, and each record's JSON in order.
-    pub fn to_stored(&mut self) -> Result<(String, Vec<String>), serde_json::Error> {
+    pub fn to_stored(&mut self) -> Result<(String, Vec<JsonText>), serde_json::Error> {
         match self {
             Rules::Klaverjassen(game) => frozen::to_stored("klaverjassen", game),
             Rules::Potverteren(game) => frozen::to_stored("potverteren", game),
@@ -278,7 +279,7 @@ impl Rules {
 
     /// The state from what [`Rules::to_stored`] wrote (or a state stored
     /// whole, with no records apart).
-    pub fn from_stored(live: &str, records: &[String]) -> Result<Rules, serde_json::Error> {
+    pub fn from_stored(live: &str, records: &[JsonText]) -> Result<Rules, serde_json::Error> {
         let mut rules: Rules = serde_json::from_str(live)?;
         match &mut rules {
             Rules::Klaverjassen(game) => frozen::attach_records(game, records)?,
@@ -989,7 +990,10 @@ mod tests {
         ] {
             let rules = game.rules.as_ref().unwrap();
             let (_, stored) = rules.clone().to_stored().unwrap();
-            let records = stored.iter().map(String::len).sum::<usize>();
+            let records = stored
+                .iter()
+                .map(|record| record.get().len())
+                .sum::<usize>();
             assert_eq!(rules.records_len(), records);
             let callers = game.seats.iter().map(|s| s.as_ref().map(|p| p.id));
             for caller in callers.chain([None]) {

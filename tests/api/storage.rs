@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use kaarttafel::clock::{Clock, ManualClock};
 use kaarttafel::http::cleanup::{Policy, run_if_free};
+use kaarttafel::json_text::JsonText;
 use kaarttafel::store::idempotency::{self, StoredResponse, TTL_MICROS};
 use kaarttafel::store::{Store, cleanup, events, games, players};
 use reqwest::{Method, StatusCode};
@@ -325,7 +326,7 @@ async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db)
     let state = |a: u8| format!(r#"{{"klaverjassen":{{"a":{a}}}}}"#);
     let records = |n: u8| {
         (1..=n)
-            .map(|n| format!(r#"{{"n":{n}}}"#))
+            .map(|n| JsonText::from_string(format!(r#"{{"n":{n}}}"#)).unwrap())
             .collect::<Vec<_>>()
     };
     let row = games::GameRow {
@@ -512,7 +513,9 @@ async fn a_change_written_alone_whose_event_fails_writes_nothing(db: Db) {
     // A change that adds a finished record is refused: it needs the
     // transaction that adds the record.
     let (mut fourth, fourth_event) = test_change(&third, 5);
-    fourth.records.push("{}".into());
+    fourth
+        .records
+        .push(JsonText::from_string("{}".into()).unwrap());
     assert!(write(&fourth, &fourth_event).await.is_err());
     assert_eq!(stored_change(&store, read.id).await.0, 3);
 }
