@@ -19,7 +19,7 @@ macro_rules! game_columns {
 
 /// Between the finished records [`load`] reads in the row's own statement:
 /// the ASCII record separator, which JSON text never holds unescaped.
-const RECORD_SEPARATOR: char = '\u{1e}';
+const RECORD_SEPARATOR: u8 = 0x1e;
 
 /// The finished records of the row, in order, joined by
 /// [`RECORD_SEPARATOR`] (NULL when there are none), as a column.
@@ -389,9 +389,22 @@ fn stored_record(text: impl Into<String>) -> JsonText {
     // own output, or text `RawValue` checked when it was read) or that
     // `layout::split` cut out of a state with `RawValue`: each one JSON value
     // without space around it. The Postgres query joins them with
-    // `RECORD_SEPARATOR`, which JSON text cannot hold, and `complete` cuts
+    // `RECORD_SEPARATOR`, which JSON text cannot hold, and `split_records` cuts
     // them apart there.
     unsafe { JsonText::from_string_unchecked(text.into()) }
+}
+
+/// The records [`postgres_records`] or [`sqlite_records`] joined, apart.
+fn split_records(joined: &str) -> Vec<JsonText> {
+    let mut records = Vec::new();
+    let mut start = 0;
+    // A separator is one byte, never inside a character of more.
+    for end in memchr::memchr_iter(RECORD_SEPARATOR, joined.as_bytes()) {
+        records.push(stored_record(&joined[start..end]));
+        start = end + 1;
+    }
+    records.push(stored_record(&joined[start..]));
+    records
 }
 
 /// Reads a game's finished records into `game.records`, as loaded with
@@ -410,7 +423,7 @@ async fn complete(
         return Ok(());
     }
     if let Some(read) = read {
-        let records: Vec<JsonText> = read.split(RECORD_SEPARATOR).map(stored_record).collect();
+        let records = split_records(read);
         // All of them: `load_for` passes none it read in another snapshot
         // than the row's; counted anyway, since a missing one would be
         // lost from the state for good at the next write.
@@ -469,7 +482,7 @@ pub async fn split_old_row(
         Ok(None) => (None, Vec::new()),
         Err(e) => return Err(sqlx::Error::Encode(Box::new(e))),
     };
-    insert_records(conn, parse_uuid(id.to_owned())?, &records, 0).await?;
+    insert_records(conn, parse_uuid(id)?, &records, 0).await?;
     sqlx::query("UPDATE games SET state = $1, deals_stored = $2 WHERE id = $3")
         .bind(state)
         .bind(records.len() as i64)
@@ -595,6 +608,7 @@ pub async fn load_for(
     game.seats = if waited {
         seats_of(conn, id).await?
     } else {
+        // Borrowed from the row, like the records.
         seats_from_json(row.try_get("seats")?)?
     };
     Ok(Some((game, token)))
@@ -603,13 +617,14 @@ pub async fn load_for(
 /// The seats as the unlocked [`load`] reads them: a JSON array of
 /// `[seat, player id, name, bot level]`, in any order (`None`: no seat
 /// taken, as Postgres' `json_agg` answers over no rows).
-fn seats_from_json(json: Option<String>) -> Result<Vec<SeatRow>, sqlx::Error> {
-    type Seat = (i64, String, String, Option<String>);
+fn seats_from_json(json: Option<&str>) -> Result<Vec<SeatRow>, sqlx::Error> {
+    // The id is borrowed from the text: a UUID has nothing to unescape.
+    type Seat<'a> = (i64, &'a str, String, Option<String>);
     let Some(json) = json else {
         return Ok(Vec::new());
     };
     let rows: Vec<Seat> =
-        serde_json::from_str(&json).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        serde_json::from_str(json).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
     let mut seats = rows
         .into_iter()
         .map(|(seat, id, name, bot_level)| {
@@ -719,11 +734,11 @@ async fn seats_of(conn: &mut AnyConnection, game: Uuid) -> Result<Vec<SeatRow>, 
 
 fn game_from(row: &sqlx::any::AnyRow) -> Result<GameRow, sqlx::Error> {
     Ok(GameRow {
-        id: parse_uuid(row.try_get("id")?)?,
+        id: parse_uuid(row.try_get::<&str, _>("id")?)?,
         kind: row.try_get("kind")?,
         status: row.try_get("status")?,
         version: row.try_get("version")?,
-        host_id: parse_uuid(row.try_get("host_id")?)?,
+        host_id: parse_uuid(row.try_get::<&str, _>("host_id")?)?,
         options: row.try_get("options")?,
         state: row.try_get("state")?,
         fairness: row.try_get("fairness")?,
@@ -756,7 +771,9 @@ pub async fn due(
         .bind(limit)
         .fetch_all(conn)
         .await?;
-    rows.iter().map(|r| parse_uuid(r.try_get("id")?)).collect()
+    rows.iter()
+        .map(|r| parse_uuid(r.try_get::<&str, _>("id")?))
+        .collect()
 }
 
 /// When the soonest automatic work is due on any game, if any.
@@ -778,4 +795,21 @@ pub async fn set_due(
         .execute(conn)
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joined_records_come_apart_at_each_separator_and_nowhere_else() {
+        let records = [r#"{"n":1}"#, r#"{"name":"Ée\u001e"}"#, "[]", r#""✓""#];
+        let joined = records.join("\u{1e}");
+        let apart: Vec<String> = split_records(&joined)
+            .iter()
+            .map(|record| record.get().to_owned())
+            .collect();
+        assert_eq!(apart, records);
+        assert_eq!(split_records(records[0]), [stored_record(records[0])]);
+    }
 }

@@ -78,14 +78,14 @@ pub async fn for_external_subject(
 
 pub(super) fn player_from(row: &sqlx::any::AnyRow) -> Result<PlayerRow, sqlx::Error> {
     Ok(PlayerRow {
-        id: parse_uuid(row.try_get("id")?)?,
+        id: parse_uuid(row.try_get::<&str, _>("id")?)?,
         name: row.try_get("name")?,
         bot_level: row.try_get("bot_level")?,
     })
 }
 
-pub(super) fn parse_uuid(text: String) -> Result<Uuid, sqlx::Error> {
-    Uuid::parse_str(&text).map_err(|e| sqlx::Error::Decode(Box::new(e)))
+pub(super) fn parse_uuid(text: impl AsRef<str>) -> Result<Uuid, sqlx::Error> {
+    Uuid::parse_str(text.as_ref()).map_err(|e| sqlx::Error::Decode(Box::new(e)))
 }
 
 /// The player's current token generation, if the player exists. Tokens of
