@@ -3,6 +3,12 @@
 use kaarttafel::config::Settings;
 use kaarttafel::startup::Application;
 
+/// The server's allocator: glibc's malloc and free were a tenth of the
+/// service's CPU under load; mimalloc takes 5-10 % off the CPU per move
+/// (docs/benchmarks.md, "Records shared, not copied").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let settings = match Settings::from_env() {
