@@ -2,7 +2,7 @@
 //! a settled round) as the store read it, the rules keep it, every view
 //! embeds it and the next write passes it on.
 //!
-//! Each of those steps copied the text until the twelfth session's profile
+//! Each of those steps copied the text until the thirteenth session's profile
 //! showed the copies at 3.6 % of a request's instructions, more with their
 //! allocations (docs/benchmarks.md, "Records shared, not copied"): a
 //! [`JsonText`] is cloned by counting one more holder instead.

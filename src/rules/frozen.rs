@@ -12,10 +12,11 @@
 //! Reading a state stored whole checks that the text is JSON; a record the
 //! store read back from `game_deals` comes as the [`JsonText`] it took as
 //! the text this service wrote there ([`attach_records`]), and is shared,
-//! not copied, by the game, its views and the next write. That it is a record of its type is
-//! checked when it is first parsed: the text was written by serde from that
-//! type, so only a bug (a layout change without its migration) could make
-//! it fail, and `Deref` then panics; [`Frozen::get`] returns the error.
+//! not copied, by the game, its views and the next write. That it is a
+//! record of its type is checked when it is first parsed: the text was
+//! written by serde from that type, so only a bug (a layout change without
+//! its migration) could make it fail, and `Deref` then panics;
+//! [`Frozen::get`] returns the error.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -49,7 +50,7 @@ impl<T> Frozen<T> {
     /// `T` on first use), sharing its text. The store did not check that
     /// text to be JSON again: that check was 11 % of the service's CPU per
     /// move (docs/benchmarks.md, "Finished records not checked again"), on
-    /// text this service wrote (`store::games::complete`).
+    /// text this service wrote (`store::games::stored_record`).
     fn from_stored(json: JsonText) -> Frozen<T> {
         Frozen {
             json,

@@ -388,9 +388,9 @@ fn stored_record(text: impl Into<String>) -> JsonText {
     // the texts `Rules::to_stored` takes from the game's records (serde_json's
     // own output, or text `RawValue` checked when it was read) or that
     // `layout::split` cut out of a state with `RawValue`: each one JSON value
-    // without space around it. The Postgres query joins them with
-    // `RECORD_SEPARATOR`, which JSON text cannot hold, and `split_records` cuts
-    // them apart there.
+    // without space around it. The row's statement joins them with
+    // `RECORD_SEPARATOR`, which JSON text never holds unescaped, and
+    // `split_records` cuts them apart there.
     unsafe { JsonText::from_string_unchecked(text.into()) }
 }
 
