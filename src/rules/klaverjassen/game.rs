@@ -65,11 +65,12 @@ pub(super) struct Trick {
     pub(super) winner: Option<Seat>,
 }
 
-/// A trick as the state is stored: its leader, its cards and its winner.
-/// Every request reads and every change writes the eight tricks of the
-/// deal, and `set` would hold each one's cards a second time, a fifth of
-/// the cards in the state on average over a deal; `len` and `set` are
-/// found again from `cards`.
+/// A trick as releases before 6886a6a stored it, and as it is still read
+/// for the games they stored: its leader, its cards and its winner. Every
+/// request reads and every change writes the eight tricks of the deal, and
+/// `set` would hold each one's cards a second time, a fifth of the cards in
+/// the state on average over a deal; `len` and `set` are found again from
+/// `cards`.
 ///
 /// Releases up to 9b61671 wrote them, and could not read a trick without
 /// them; 6e32acc and later read both. So this change came in two steps:
@@ -1039,7 +1040,7 @@ mod tests {
             let mut game = Match::new(options, rng);
             while game.phase() != Phase::Finished {
                 for trick in &game.deal.tricks {
-                    let packed = serde_json::to_value(trick.packed()).unwrap();
+                    let packed = serde_json::to_value(trick).unwrap();
                     assert_eq!(serde_json::from_value::<Trick>(packed).unwrap(), *trick);
                     checked += 1;
                 }
