@@ -90,19 +90,23 @@ fn client_and_scheme(request: &ServiceRequest) -> (Option<IpAddr>, &str) {
 
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
-        let (client, scheme) = client_and_scheme(request);
-        let request_id = request
-            .extensions()
-            .get::<RequestId>()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        // The fields are worked out only when the span is enabled (the
+        // macro evaluates them then): with RUST_LOG=warn a request pays
+        // for none of them, the route's second match included.
         tracing::info_span!(
             "request",
-            request_id = %request_id,
+            request_id = %request
+                .extensions()
+                .get::<RequestId>()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
             method = %request.method(),
             route = %request.match_pattern().unwrap_or_else(|| "unmatched".into()),
-            client = %client.map(|c| c.to_string()).unwrap_or_default(),
-            scheme = %scheme,
+            client = %client_and_scheme(request)
+                .0
+                .map(|c| c.to_string())
+                .unwrap_or_default(),
+            scheme = %client_and_scheme(request).1,
             status = tracing::field::Empty,
         )
     }
@@ -186,6 +190,62 @@ mod tests {
         );
         let request = request_from("10.0.0.1", &[]);
         assert_eq!(client_and_scheme(&request), (Some(ip("10.0.0.1")), "http"));
+    }
+
+    /// Log lines, written by a subscriber at `level` while `f` runs.
+    fn logged(level: tracing::Level, f: impl FnOnce()) -> String {
+        #[derive(Clone, Default)]
+        struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Lines {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(level)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        String::from_utf8(lines.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn every_log_line_of_a_request_names_its_method_route_client_and_scheme() {
+        let request = request_from(
+            "10.0.0.1",
+            &[
+                ("x-forwarded-proto", "https"),
+                ("x-forwarded-for", "198.51.100.7"),
+            ],
+        );
+        let line = logged(tracing::Level::INFO, || {
+            let span = RequestSpan::on_request_start(&request);
+            span.in_scope(|| tracing::info!("handled"));
+        });
+        for field in [
+            "request{",
+            "method=GET",
+            "route=unmatched",
+            "client=198.51.100.7",
+            "scheme=https",
+            "handled",
+        ] {
+            assert!(line.contains(field), "{field} in {line}");
+        }
+        // Below the span's level it is disabled, and nothing is written.
+        let line = logged(tracing::Level::WARN, || {
+            let span = RequestSpan::on_request_start(&request);
+            assert!(span.is_disabled());
+            span.in_scope(|| tracing::warn!("handled"));
+        });
+        assert!(!line.contains("client="), "{line}");
     }
 
     #[test]
