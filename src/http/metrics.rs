@@ -7,6 +7,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
+use actix_web::http::Method;
 use actix_web::{HttpResponse, get, web};
 use futures_util::future::LocalBoxFuture;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -20,14 +21,14 @@ use super::AppState;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    method: String,
+    method: &'static str,
     route: String,
     status: u16,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteLabels {
-    method: String,
+    method: &'static str,
     route: String,
 }
 
@@ -180,21 +181,20 @@ impl Metrics {
             .inc();
     }
 
-    fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {
-        let route = route.to_owned();
+    fn observe(&self, method: &'static str, route: String, status: u16, seconds: f64) {
+        self.latency
+            .get_or_create(&RouteLabels {
+                method,
+                route: route.clone(),
+            })
+            .observe(seconds);
         self.requests
             .get_or_create(&RequestLabels {
-                method: method.to_owned(),
-                route: route.clone(),
+                method,
+                route,
                 status,
             })
             .inc();
-        self.latency
-            .get_or_create(&RouteLabels {
-                method: method.to_owned(),
-                route,
-            })
-            .observe(seconds);
     }
 }
 
@@ -222,6 +222,23 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
         .body(body)
+}
+
+/// `method` as a label: the standard methods by name, any other as
+/// `OTHER`, so that made-up methods cannot grow the label sets without end.
+fn method_label(method: &Method) -> &'static str {
+    match method.as_str() {
+        "GET" => "GET",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "DELETE" => "DELETE",
+        "PATCH" => "PATCH",
+        "HEAD" => "HEAD",
+        "OPTIONS" => "OPTIONS",
+        "CONNECT" => "CONNECT",
+        "TRACE" => "TRACE",
+        _ => "OTHER",
+    }
 }
 
 /// Middleware that times every request and counts it by route pattern.
@@ -264,7 +281,7 @@ where
     fn call(&self, req: ServiceRequest) -> Self::Future {
         let started = Instant::now();
         let state = req.app_data::<web::Data<AppState>>().cloned();
-        let method = req.method().to_string();
+        let method = method_label(req.method());
         let service = Rc::clone(&self.service);
         Box::pin(async move {
             let response = service.call(req).await?;
@@ -276,7 +293,7 @@ where
                 let status = response.response().status().as_u16();
                 state
                     .metrics
-                    .observe(&method, &route, status, started.elapsed().as_secs_f64());
+                    .observe(method, route, status, started.elapsed().as_secs_f64());
             }
             Ok(response)
         })

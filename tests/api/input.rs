@@ -291,6 +291,37 @@ async fn a_known_path_with_another_method_is_405_with_allow(db: Db) {
     }
 }
 
+/// A method nobody defined is answered like any other wrong method, and
+/// `/metrics` counts it as `OTHER`: a client making up methods cannot add
+/// label sets without end.
+async fn a_made_up_method_is_405_and_counted_as_other(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let player = app.player("P").await;
+    let brew = Method::from_bytes(b"BREW").unwrap();
+    let answer = app.send(brew, "/v1/games", Some(&player.token), None).await;
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.code(), "method_not_allowed");
+    let metrics = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let requests = |method: &str| {
+        metrics
+            .lines()
+            .filter(|line| line.starts_with("kaarttafel_http_requests_total{"))
+            .filter(|line| line.contains(&format!("method=\"{method}\"")))
+            .count()
+    };
+    assert_eq!(requests("OTHER"), 1, "{metrics}");
+    assert_eq!(requests("BREW"), 0, "{metrics}");
+    assert!(requests("POST") >= 1, "signing up is counted: {metrics}");
+}
+
 async fn a_body_that_never_completes_is_408_and_the_connection_closed(db: Db) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let (database, dir) = crate::support::fresh_database(db).await;
@@ -327,6 +358,7 @@ on_both_databases!(
     a_body_that_never_completes_is_408_and_the_connection_closed,
     a_seat_out_of_range_is_422_and_seats_nobody,
     a_known_path_with_another_method_is_405_with_allow,
+    a_made_up_method_is_405_and_counted_as_other,
     bad_bodies_are_problems_and_change_nothing,
     unknown_and_malformed_ids_are_404,
     options_out_of_range_are_422_naming_the_option,
