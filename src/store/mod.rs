@@ -100,7 +100,12 @@ struct Shelf {
 }
 
 #[derive(Debug, Default)]
-struct ShelfInner(Mutex<Vec<(PoolConnection<Any>, Instant)>>);
+struct ShelfInner {
+    conns: Mutex<Vec<(PoolConnection<Any>, Instant)>>,
+    /// Set, under `conns`' lock, when the store closes: a connection given
+    /// back after that goes to sqlx's pool, whose close waits for it.
+    closed: AtomicBool,
+}
 
 impl Shelf {
     fn new(max: u32, acquire_timeout: Duration) -> Shelf {
@@ -112,11 +117,26 @@ impl Shelf {
     }
 
     fn put(&self, conn: PoolConnection<Any>) {
-        lock(&self.idle.0).push((conn, Instant::now()));
+        let mut conns = lock(&self.idle.conns);
+        if !self.idle.closed.load(Ordering::Relaxed) {
+            conns.push((conn, Instant::now()));
+        }
+    }
+
+    /// Lends no more connections, gives the shelved ones back to sqlx's
+    /// pool, and sends any given back later there too.
+    fn close(&self) {
+        self.permits.close();
+        let conns = {
+            let mut conns = lock(&self.idle.conns);
+            self.idle.closed.store(true, Ordering::Relaxed);
+            std::mem::take(conns.deref_mut())
+        };
+        drop(conns);
     }
 
     fn len(&self) -> usize {
-        lock(&self.idle.0).len()
+        lock(&self.idle.conns).len()
     }
 
     /// Waits for leave to hold a connection.
@@ -132,7 +152,7 @@ impl Shelf {
     /// The most recently used idle connection that answers, if any.
     async fn take(&self) -> Option<PoolConnection<Any>> {
         loop {
-            let (mut conn, since) = lock(&self.idle.0).pop()?;
+            let (mut conn, since) = lock(&self.idle.conns).pop()?;
             if since.elapsed() < PING_IDLE_AFTER && !suspect() {
                 return Some(conn);
             }
@@ -152,7 +172,7 @@ impl Drop for ShelfInner {
         // Given back to the pool, which needs a runtime for it; a worker's
         // runtime may be gone when its last connection is dropped at a
         // graceful stop, and then they are closed with the process.
-        let conns = std::mem::take(lock(&self.0).deref_mut());
+        let conns = std::mem::take(lock(&self.conns).deref_mut());
         if tokio::runtime::Handle::try_current().is_err() {
             for (conn, _) in conns {
                 drop(conn.detach());
@@ -749,8 +769,10 @@ impl Store {
     pub async fn close(&self) {
         if let Some(writer) = &self.writer {
             if let Some(shelf) = &self.writer_shelf {
-                // Back to the pool, which waits for every connection it gave out.
-                drop(std::mem::take(lock(&shelf.idle.0).deref_mut()));
+                // Back to the pool, which waits for every connection it gave
+                // out: the one a writer holds now too, since the shelf sends
+                // it there once closed.
+                shelf.close();
             }
             writer.close().await;
         }
@@ -988,5 +1010,37 @@ mod tests {
             .len();
         assert!(log < 9 * written, "the log holds {log} bytes");
         store.close().await;
+    }
+
+    /// A graceful stop closes the store while the scheduler (on the main
+    /// runtime) may still hold SQLite's writer connection. Given back after
+    /// the close began, the connection went to the writer's shelf, which
+    /// nobody emptied again, so the close waited for it for ever and the
+    /// process never exited after SIGTERM.
+    #[tokio::test]
+    async fn a_writer_connection_given_back_while_the_store_closes_lets_the_close_finish() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kaarttafel.db");
+        let database = Database::Sqlite(path.to_str().unwrap().to_owned());
+        let store = Store::connect(&database, Duration::from_secs(5))
+            .await
+            .unwrap();
+        let held = store.begin_write().await.unwrap();
+        let closing = tokio::spawn({
+            let store = store.clone();
+            async move { store.close().await }
+        });
+        // The close has begun and waits for the held connection.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(!closing.is_finished());
+        held.commit().await.unwrap();
+        tokio::time::timeout(Duration::from_secs(10), closing)
+            .await
+            .expect("the close finishes once the writer is given back")
+            .unwrap();
+        assert!(
+            store.begin_write().await.is_err(),
+            "a closed store lends no writer"
+        );
     }
 }
