@@ -948,6 +948,18 @@ mod tests {
         assert!(!suspect(), "only for a while");
     }
 
+    /// A store on a new SQLite file, the file's folder (removed when
+    /// dropped) and the file's path.
+    async fn sqlite_store() -> (tempfile::TempDir, std::path::PathBuf, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kaarttafel.db");
+        let database = Database::Sqlite(path.to_str().unwrap().to_owned());
+        let store = Store::connect(&database, Duration::from_secs(5))
+            .await
+            .unwrap();
+        (dir, path, store)
+    }
+
     /// SQLite's writer commits without copying the log into the database
     /// file, which would hold every queued writer for the copy and its
     /// syncs; after every [`CHECKPOINT_EVERY`] writes a read connection
@@ -956,12 +968,7 @@ mod tests {
     #[tokio::test]
     async fn sqlite_checkpoints_are_left_by_the_writer_to_a_read_connection_and_the_log_starts_over()
      {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("kaarttafel.db");
-        let database = Database::Sqlite(path.to_str().unwrap().to_owned());
-        let store = Store::connect(&database, Duration::from_secs(5))
-            .await
-            .unwrap();
+        let (_dir, path, store) = sqlite_store().await;
         for (mut conn, expected) in [
             (store.acquire_writer().await.unwrap(), 0),
             (store.acquire().await.unwrap(), 1000),
@@ -1030,12 +1037,7 @@ mod tests {
     /// process never exited after SIGTERM.
     #[tokio::test]
     async fn a_writer_connection_given_back_while_the_store_closes_lets_the_close_finish() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("kaarttafel.db");
-        let database = Database::Sqlite(path.to_str().unwrap().to_owned());
-        let store = Store::connect(&database, Duration::from_secs(5))
-            .await
-            .unwrap();
+        let (_dir, _, store) = sqlite_store().await;
         let held = store.begin_write().await.unwrap();
         let closing = tokio::spawn({
             let store = store.clone();
