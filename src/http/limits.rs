@@ -21,7 +21,7 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 
 use super::AppState;
 use super::error::ApiError;
-use super::proxy::TrustedProxies;
+use super::proxy::{NO_PROXIES, TrustedProxies};
 use crate::auth::Identity;
 use crate::config::{Limit, RateLimits};
 
@@ -209,11 +209,10 @@ pub async fn rate_limit(
         .headers()
         .get("x-forwarded-for")
         .and_then(|v| v.to_str().ok());
-    let client = match req.app_data::<web::Data<TrustedProxies>>() {
-        Some(proxies) => proxies.client(req.peer_addr().map(|a| a.ip()), forwarded),
-        None => TrustedProxies::default().client(req.peer_addr().map(|a| a.ip()), forwarded),
-    };
-    let Some(address) = client else {
+    let proxies = req
+        .app_data::<web::Data<TrustedProxies>>()
+        .map_or(&NO_PROXIES, |p| p.get_ref());
+    let Some(address) = proxies.client(req.peer_addr().map(|a| a.ip()), forwarded) else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
     let state = req.app_data::<web::Data<AppState>>();

@@ -66,7 +66,7 @@ impl TrustedProxies {
 pub struct RequestSpan;
 
 /// No trusted proxies, for an app that names none.
-static NO_PROXIES: TrustedProxies = TrustedProxies(Vec::new());
+pub(super) static NO_PROXIES: TrustedProxies = TrustedProxies(Vec::new());
 
 /// The client's address and the scheme it used, as `request`'s log lines
 /// give them. The connection's own scheme is the server's: actix-web's

@@ -118,9 +118,13 @@ impl Shelf {
 
     fn put(&self, conn: PoolConnection<Any>) {
         let mut conns = lock(&self.idle.conns);
-        if !self.idle.closed.load(Ordering::Relaxed) {
-            conns.push((conn, Instant::now()));
+        if self.idle.closed.load(Ordering::Relaxed) {
+            drop(conns);
+            // Back to sqlx's pool.
+            drop(conn);
+            return;
         }
+        conns.push((conn, Instant::now()));
     }
 
     /// Lends no more connections, gives the shelved ones back to sqlx's
