@@ -301,15 +301,7 @@ async fn a_made_up_method_is_405_and_counted_as_other(db: Db) {
     let answer = app.send(brew, "/v1/games", Some(&player.token), None).await;
     assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(answer.code(), "method_not_allowed");
-    let metrics = app
-        .client
-        .get(format!("{}/metrics", app.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     let requests = |method: &str| {
         metrics
             .lines()

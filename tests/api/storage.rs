@@ -29,16 +29,9 @@ async fn store_of(app: &TestApp) -> Store {
 
 /// The value of the metric line that starts with `series`, 0 when absent.
 async fn metric(app: &TestApp, series: &str) -> f64 {
-    let text = app
-        .client
-        .get(format!("{}/metrics", app.base))
-        .send()
+    app.metrics()
         .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("metrics body");
-    text.lines()
+        .lines()
         .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
         .unwrap_or(0.0)
 }

@@ -382,6 +382,18 @@ impl TestApp {
         TestApp::start(self.settings.clone(), self._scratch).await
     }
 
+    /// The instance's `/metrics`, as text.
+    pub async fn metrics(&self) -> String {
+        self.client
+            .get(format!("{}/metrics", self.base))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("metrics body")
+    }
+
     /// Sends a request; `body` None sends no body.
     pub async fn send(
         &self,
