@@ -1,5 +1,7 @@
 //! Game rows and their seats.
 
+#[cfg(debug_assertions)]
+use sqlx::Column;
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
@@ -10,11 +12,59 @@ use super::{Backend, now_micros};
 use super::{events, layout};
 
 /// The `games` columns [`game_from`] reads, for the queries that read a
-/// whole row.
+/// whole row: first in the row, in this order ([`column`] numbers them).
 macro_rules! game_columns {
     () => {
         "id, kind, status, version, host_id, options, state, fairness, created_at, automation, due_at, deals_stored"
     };
+}
+
+/// Where each column of a row read whole is: [`game_columns`] first, then
+/// what [`load_for`] reads beside them, in its statement's order. Read by
+/// position, not by name: sqlx's `Any` row finds a name in a hash map, for
+/// each of the 16 columns of every request's read.
+mod column {
+    pub const ID: usize = 0;
+    pub const KIND: usize = 1;
+    pub const STATUS: usize = 2;
+    pub const VERSION: usize = 3;
+    pub const HOST_ID: usize = 4;
+    pub const OPTIONS: usize = 5;
+    pub const STATE: usize = 6;
+    pub const FAIRNESS: usize = 7;
+    pub const CREATED_AT: usize = 8;
+    pub const AUTOMATION: usize = 9;
+    pub const DUE_AT: usize = 10;
+    pub const DEALS_STORED: usize = 11;
+    pub const RECORDS: usize = 12;
+    pub const CALLER_GENERATION: usize = 13;
+    pub const CALLER_SEEN: usize = 14;
+    pub const SEATS: usize = 15;
+    /// Postgres, under the lock only.
+    pub const SNAPSHOT_VERSION: usize = 16;
+
+    /// Each position with the name of its column in the statements, which
+    /// debug builds (every test) check in each row read.
+    #[cfg(debug_assertions)]
+    pub const NAMED: [(usize, &str); 17] = [
+        (ID, "id"),
+        (KIND, "kind"),
+        (STATUS, "status"),
+        (VERSION, "version"),
+        (HOST_ID, "host_id"),
+        (OPTIONS, "options"),
+        (STATE, "state"),
+        (FAIRNESS, "fairness"),
+        (CREATED_AT, "created_at"),
+        (AUTOMATION, "automation"),
+        (DUE_AT, "due_at"),
+        (DEALS_STORED, "deals_stored"),
+        (RECORDS, "records"),
+        (CALLER_GENERATION, "caller_generation"),
+        (CALLER_SEEN, "caller_seen"),
+        (SEATS, "seats"),
+        (SNAPSHOT_VERSION, "snapshot_version"),
+    ];
 }
 
 /// Between the finished records [`load`] reads in the row's own statement:
@@ -561,7 +611,43 @@ pub async fn load_for(
     // then, and when that is not the row's version the records and seats
     // are read again on their own. (A SQLite write transaction holds the
     // write lock from its BEGIN: no statement in it waits.)
-    let query = match (lock, backend) {
+    let Some(row) = sqlx::query(read_statement(backend, lock))
+        .bind(id.to_string())
+        .bind(caller.map(|id| id.to_string()))
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let mut game = game_from(&row)?;
+    let generation: Option<i64> = row.try_get(column::CALLER_GENERATION)?;
+    let seen: Option<i64> = row.try_get(column::CALLER_SEEN)?;
+    let token = generation.zip(seen);
+    let waited = lock
+        && backend == Backend::Postgres
+        && row.try_get::<Option<i64>, _>(column::SNAPSHOT_VERSION)? != Some(game.version);
+    let deals_stored: Option<i64> = row.try_get(column::DEALS_STORED)?;
+    // Borrowed from the row: each record is copied out of it once, by
+    // `complete`, not the whole joined text first.
+    let records: Option<&str> = if waited {
+        None
+    } else {
+        row.try_get(column::RECORDS)?
+    };
+    complete(conn, &mut game, deals_stored, records).await?;
+    game.deals_stored = Some(deals_stored.unwrap_or(0));
+    game.seats = if waited {
+        seats_of(conn, id).await?
+    } else {
+        // Borrowed from the row, like the records.
+        seats_from_json(row.try_get(column::SEATS)?)?
+    };
+    Ok(Some((game, token)))
+}
+
+/// [`load_for`]'s statement: its columns are where [`column`] says.
+fn read_statement(backend: Backend, lock: bool) -> &'static str {
+    match (lock, backend) {
         (true, Backend::Postgres) => concat!(
             postgres_read!(),
             ", (SELECT g.version FROM games g WHERE g.id = games.id) AS snapshot_version \
@@ -579,39 +665,7 @@ pub async fn load_for(
              FROM game_seats s JOIN players p ON p.id = s.player_id WHERE s.game_id = games.id) AS seats \
              FROM games WHERE id = $1"
         ),
-    };
-    let Some(row) = sqlx::query(query)
-        .bind(id.to_string())
-        .bind(caller.map(|id| id.to_string()))
-        .fetch_optional(&mut *conn)
-        .await?
-    else {
-        return Ok(None);
-    };
-    let generation: Option<i64> = row.try_get("caller_generation")?;
-    let seen: Option<i64> = row.try_get("caller_seen")?;
-    let token = generation.zip(seen);
-    let mut game = game_from(&row)?;
-    let waited = lock
-        && backend == Backend::Postgres
-        && row.try_get::<Option<i64>, _>("snapshot_version")? != Some(game.version);
-    let deals_stored: Option<i64> = row.try_get("deals_stored")?;
-    // Borrowed from the row: each record is copied out of it once, by
-    // `complete`, not the whole joined text first.
-    let records: Option<&str> = if waited {
-        None
-    } else {
-        row.try_get("records")?
-    };
-    complete(conn, &mut game, deals_stored, records).await?;
-    game.deals_stored = Some(deals_stored.unwrap_or(0));
-    game.seats = if waited {
-        seats_of(conn, id).await?
-    } else {
-        // Borrowed from the row, like the records.
-        seats_from_json(row.try_get("seats")?)?
-    };
-    Ok(Some((game, token)))
+    }
 }
 
 /// The seats as the unlocked [`load`] reads them: a JSON array of
@@ -706,7 +760,7 @@ async fn with_seats(
     let mut games = Vec::with_capacity(rows.len());
     for row in &rows {
         let mut game = game_from(row)?;
-        complete(conn, &mut game, row.try_get("deals_stored")?, None).await?;
+        complete(conn, &mut game, row.try_get(column::DEALS_STORED)?, None).await?;
         game.seats = seats_of(conn, game.id).await?;
         games.push(game);
     }
@@ -733,19 +787,25 @@ async fn seats_of(conn: &mut AnyConnection, game: Uuid) -> Result<Vec<SeatRow>, 
 }
 
 fn game_from(row: &sqlx::any::AnyRow) -> Result<GameRow, sqlx::Error> {
+    #[cfg(debug_assertions)]
+    for (at, name) in column::NAMED {
+        if let Some(found) = row.columns().get(at) {
+            assert_eq!(found.name(), name, "the column at {at}");
+        }
+    }
     Ok(GameRow {
-        id: parse_uuid(row.try_get::<&str, _>("id")?)?,
-        kind: row.try_get("kind")?,
-        status: row.try_get("status")?,
-        version: row.try_get("version")?,
-        host_id: parse_uuid(row.try_get::<&str, _>("host_id")?)?,
-        options: row.try_get("options")?,
-        state: row.try_get("state")?,
-        fairness: row.try_get("fairness")?,
-        created_at: row.try_get("created_at")?,
+        id: parse_uuid(row.try_get::<&str, _>(column::ID)?)?,
+        kind: row.try_get(column::KIND)?,
+        status: row.try_get(column::STATUS)?,
+        version: row.try_get(column::VERSION)?,
+        host_id: parse_uuid(row.try_get::<&str, _>(column::HOST_ID)?)?,
+        options: row.try_get(column::OPTIONS)?,
+        state: row.try_get(column::STATE)?,
+        fairness: row.try_get(column::FAIRNESS)?,
+        created_at: row.try_get(column::CREATED_AT)?,
         seats: Vec::new(),
-        automation: row.try_get("automation")?,
-        due_at: row.try_get("due_at")?,
+        automation: row.try_get(column::AUTOMATION)?,
+        due_at: row.try_get(column::DUE_AT)?,
         deals_stored: None,
         records: Vec::new(),
     })
