@@ -418,7 +418,12 @@ fn next_row(
     game.version += 1;
     let created_at = loaded.created_at;
     let due_at = game.schedule(created_at, state.clock.now_micros());
-    let mut row = game_to_row(game, created_at, loaded.options.clone())?;
+    let mut row = game_to_row(
+        game,
+        created_at,
+        loaded.options.clone(),
+        loaded.fairness.as_deref(),
+    )?;
     row.due_at = due_at;
     row.deals_stored = loaded.deals_stored;
     Ok((row, due_at))

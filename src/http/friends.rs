@@ -216,7 +216,7 @@ async fn store_new_table(
     assign_invite_code(tx, game).await?;
     let due_at = game.schedule(created_at, created_at);
     let options = game.options_json().to_string();
-    let mut row = game_to_row(game, created_at, options)?;
+    let mut row = game_to_row(game, created_at, options, None)?;
     row.due_at = due_at;
     games::insert(tx, &row).await?;
     for (seat, player) in game.seats.iter().enumerate() {

@@ -199,7 +199,7 @@ pub async fn create_game(
     let created_at = state.clock.now_micros();
     let due_at = game.schedule(created_at, created_at);
     let options = game.options_json().to_string();
-    let mut row = game_to_row(&mut game, created_at, options)?;
+    let mut row = game_to_row(&mut game, created_at, options, None)?;
     row.due_at = due_at;
     games::insert(&mut tx, &row).await?;
     let seat = game.seat_of(caller.id).map(|s| s.0).unwrap_or(0);

@@ -114,7 +114,15 @@ pub fn system_rng() -> rand::rand_core::UnwrapErr<rand::rngs::SysRng> {
 /// `options` is the options' stored text: `game.options_json()` written
 /// out for a new row, the text already stored for a changed one (a
 /// table's options never change, and `games::update` does not write them).
-pub fn game_to_row(game: &mut Game, created_at: i64, options: String) -> Result<GameRow, ApiError> {
+/// `fairness` is the fair-deal state's text as the game was read with it
+/// (`None` for a new row): stored again as it is while the state has not
+/// changed, which is most moves.
+pub fn game_to_row(
+    game: &mut Game,
+    created_at: i64,
+    options: String,
+    fairness: Option<&str>,
+) -> Result<GameRow, ApiError> {
     let id = game.id;
     let json = |e: serde_json::Error| ApiError::Internal(format!("serialising game {id}: {e}"));
     let (state, records) = match game.rules.as_mut().map(Rules::to_stored).transpose() {
@@ -131,7 +139,10 @@ pub fn game_to_row(game: &mut Game, created_at: i64, options: String) -> Result<
         options,
         state,
         records,
-        fairness: Some(serde_json::to_string(&game.fairness).map_err(json)?),
+        fairness: Some(match fairness {
+            Some(read) if !game.fairness.changed() => read.to_owned(),
+            _ => serde_json::to_string(&game.fairness).map_err(json)?,
+        }),
         created_at,
         seats: Vec::new(),
         automation: Some(
@@ -154,7 +165,57 @@ pub fn no_game(id: Uuid) -> ApiError {
 
 #[cfg(test)]
 mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
     use super::*;
+
+    /// A read game's fair-deal state is stored again as the text it was
+    /// read from while it has not changed, and written anew once it has.
+    #[test]
+    fn the_fair_deal_state_is_stored_as_it_was_read_until_it_changes() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let host = SeatedPlayer {
+            id: Uuid::from_u128(1),
+            name: "host".into(),
+            bot: None,
+        };
+        let options = Options::parse(GameKind::Klaverjassen, None).unwrap();
+        let table = TableOptions::default();
+        let mut game = Game::create(
+            Uuid::from_u128(9),
+            GameKind::Klaverjassen,
+            options,
+            table,
+            host,
+            None,
+            &mut rng,
+        )
+        .unwrap();
+        let options = game.options_json().to_string();
+        let new = game_to_row(&mut game, 0, options.clone(), None).unwrap();
+        // Space serde_json never writes: a text passed on shows it.
+        let as_read = format!(" {} ", new.fairness.as_deref().unwrap());
+        let read_row = GameRow {
+            fairness: Some(as_read.clone()),
+            ..new
+        };
+        let mut read = game_from_row(&read_row).unwrap();
+        let again = game_to_row(&mut read, 0, options.clone(), Some(&as_read)).unwrap();
+        assert_eq!(again.fairness.as_deref(), Some(as_read.as_str()));
+
+        read.fairness.set_seat_seed(
+            1,
+            Some(crate::rules::fairness::SeatSeed::parse("c0ffee").unwrap()),
+        );
+        let changed = game_to_row(&mut read, 0, options, Some(&as_read)).unwrap();
+        let written = changed.fairness.unwrap();
+        assert_ne!(written, as_read);
+        assert_eq!(
+            serde_json::from_str::<crate::table::fairness::FairDeals>(&written).unwrap(),
+            read.fairness
+        );
+    }
 
     /// The remembered options are those of the text and of the game: the
     /// same text read for the other game gives that game's options, and a

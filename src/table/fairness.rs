@@ -57,7 +57,7 @@ struct Chain {
 }
 
 /// The fair-deal state of a table; stored with the game, never shown as is.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FairDeals {
     /// Deals per chain.
     chain_length: u32,
@@ -69,7 +69,37 @@ pub struct FairDeals {
     seat_seeds: Vec<Option<SeatSeed>>,
     /// The seat seeds mixed into each deal begun, deal 1 first.
     begun: Vec<Vec<Option<SeatSeed>>>,
+    /// Whether the state changed since it was read (a new one has): one
+    /// that has not is stored again as the text it was read from, not
+    /// written anew on every move ([`FairDeals::changed`]).
+    #[serde(skip)]
+    changed: bool,
 }
+
+/// Two states are equal when they hold the same; whether either changed
+/// since it was read does not count.
+impl PartialEq for FairDeals {
+    fn eq(&self, other: &FairDeals) -> bool {
+        let FairDeals {
+            chain_length,
+            renews,
+            chains,
+            seat_seeds,
+            begun,
+            changed: _,
+        } = self;
+        (chain_length, renews, chains, seat_seeds, begun)
+            == (
+                &other.chain_length,
+                &other.renews,
+                &other.chains,
+                &other.seat_seeds,
+                &other.begun,
+            )
+    }
+}
+
+impl Eq for FairDeals {}
 
 /// The `fairness` object of every view.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
@@ -124,6 +154,7 @@ impl FairDeals {
             chains: Vec::new(),
             seat_seeds: vec![None; usize::from(seats)],
             begun: Vec::new(),
+            changed: true,
         };
         fair.add_chain(rng);
         fair
@@ -137,6 +168,13 @@ impl FairDeals {
             top: ServerSeed(top),
             commitment,
         });
+        self.changed = true;
+    }
+
+    /// Whether the state changed since it was read from its stored text
+    /// (always, for a new one): one that has not needs no writing anew.
+    pub fn changed(&self) -> bool {
+        self.changed
     }
 
     fn chain_of(&self, deal: u32) -> usize {
@@ -173,8 +211,11 @@ impl FairDeals {
 
     /// Sets (or with `None` clears) `seat`'s seed.
     pub fn set_seat_seed(&mut self, seat: usize, seed: Option<SeatSeed>) {
-        if let Some(slot) = self.seat_seeds.get_mut(seat) {
+        if let Some(slot) = self.seat_seeds.get_mut(seat)
+            && *slot != seed
+        {
             *slot = seed;
+            self.changed = true;
         }
     }
 
@@ -237,6 +278,7 @@ impl Draws<'_> {
         let index = (deal.max(1) - 1) as usize;
         while self.fair.begun.len() <= index {
             self.fair.begun.push(self.fair.seat_seeds.clone());
+            self.fair.changed = true;
         }
         let server_seed = self
             .fair
@@ -277,6 +319,46 @@ mod tests {
     fn begin(fair: &mut FairDeals, deal: u32) {
         let mut cards = crate::rules::potverteren::deck::full_deck();
         fair.draws(Uuid::nil()).shuffle_deck(deal, &mut cards);
+    }
+
+    fn read_back(fair: &FairDeals) -> FairDeals {
+        serde_json::from_str(&serde_json::to_string(fair).unwrap()).unwrap()
+    }
+
+    /// A state read from its text has not changed until a seat seed, a
+    /// chain or a deal begun changes it; a new one has.
+    #[test]
+    fn a_state_read_back_has_changed_only_once_a_seat_seed_a_chain_or_a_deal_changes_it() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let fair = FairDeals::new(4, true, 5, &mut rng);
+        assert!(fair.changed(), "a new state");
+        let mut read = read_back(&fair);
+        assert!(!read.changed(), "as read");
+        assert_eq!(read, fair, "the flag is not part of what it holds");
+
+        read.set_seat_seed(2, None);
+        read.set_seat_seed(9, Some(SeatSeed::parse("ab").unwrap()));
+        assert!(read.commit_ahead(1, &mut rng).is_empty());
+        assert!(
+            !read.changed(),
+            "nothing to change: no seed, no seat, no chain"
+        );
+
+        read.set_seat_seed(2, Some(SeatSeed::parse("ab").unwrap()));
+        assert!(read.changed(), "a seat seed");
+        let mut read = read_back(&read);
+        read.set_seat_seed(2, None);
+        assert!(read.changed(), "a seat seed taken back");
+
+        let mut read = read_back(&read);
+        begin(&mut read, 1);
+        assert!(read.changed(), "a deal begun");
+        let mut read = read_back(&read);
+        begin(&mut read, 1);
+        assert!(!read.changed(), "a deal drawn from again");
+
+        assert_eq!(read.commit_ahead(4, &mut rng).len(), 1);
+        assert!(read.changed(), "a chain committed");
     }
 
     #[test]
