@@ -89,11 +89,15 @@ pub struct Tokens {
     our_header: String,
     ttl: chrono::Duration,
     external: Option<(DecodingKey, Validation)>,
-    /// Tokens of ours that passed every check, with who they name and
-    /// their `exp`. A token is the same text each time a client sends it,
-    /// so its signature and claims need checking once; only its expiry is
-    /// checked again. Whether it was signed out is the store's question,
-    /// asked on every request (`players.token_generation`).
+    /// Tokens that passed every check, ours and the provider's, with who
+    /// they name and their `exp`. A token is the same text each time a
+    /// client sends it, so its signature and claims need checking once;
+    /// only its expiry is checked again. Whether one of ours was signed
+    /// out is the store's question, asked on every request
+    /// (`players.token_generation`). The provider's keys, issuer and
+    /// audience are fixed while the instance runs, so its tokens' checks
+    /// do not change either, and they cost the most: an ES256 or RS256
+    /// signature, where ours is an HMAC.
     verified: Arc<Mutex<HashMap<String, (Identity, i64)>>>,
 }
 
@@ -191,10 +195,12 @@ impl Tokens {
             .map_err(classify)?
             .claims;
         let name = claims.name.unwrap_or_else(|| claims.sub.clone());
-        Ok(Identity::External {
+        let identity = Identity::External {
             subject: claims.sub,
             name,
-        })
+        };
+        self.remember(token, &identity, claims.exp);
+        Ok(identity)
     }
 }
 
@@ -267,6 +273,43 @@ mod tests {
         let forged = format!("{token}x");
         assert_eq!(tokens.verify(&forged), Err(TokenError::Invalid));
         assert_eq!(tokens.remembered(&forged, 0), None);
+    }
+
+    /// The provider's token is checked (an ES256 signature) once, then
+    /// remembered until it expires, like ours; one that fails is not.
+    #[test]
+    fn an_external_token_that_passed_is_remembered_until_it_expires() {
+        let provider = ExternalIdentity {
+            public_key_pem: include_str!("../tests/data/idp-test-key.pub.pem").to_owned(),
+            issuer: "https://idp.example".into(),
+            audience: "kaarttafel".into(),
+        };
+        let tokens = Tokens::new(
+            &Secret::new("a".repeat(32)),
+            std::time::Duration::from_secs(3600),
+            Some(&provider),
+        )
+        .unwrap();
+        let key =
+            EncodingKey::from_ec_pem(include_bytes!("../tests/data/idp-test-key.pem")).unwrap();
+        let exp = Utc::now().timestamp() + 600;
+        let token = |aud: &str| {
+            let claims = serde_json::json!({"sub": "ext-1", "name": "Extern",
+                "iss": "https://idp.example", "aud": aud, "iat": 0, "exp": exp});
+            encode(&Header::new(Algorithm::ES256), &claims, &key).unwrap()
+        };
+        let external = Identity::External {
+            subject: "ext-1".into(),
+            name: "Extern".into(),
+        };
+        let good = token("kaarttafel");
+        assert_eq!(tokens.remembered(&good, 0), None, "not before its check");
+        assert_eq!(tokens.verify(&good), Ok(external.clone()));
+        assert_eq!(tokens.remembered(&good, exp), Some(external));
+        assert_eq!(tokens.remembered(&good, exp + LEEWAY as i64 + 1), None);
+        let wrong_audience = token("someone-else");
+        assert_eq!(tokens.verify(&wrong_audience), Err(TokenError::Invalid));
+        assert_eq!(tokens.remembered(&wrong_audience, 0), None);
     }
 
     #[test]
