@@ -212,7 +212,7 @@ impl Application {
                 .wrap(from_fn(body_deadline))
                 .wrap(from_fn(rate_limit))
                 .wrap(Condition::new(!origins.is_empty(), cors(&origins)))
-                .wrap(RequestMetrics)
+                .wrap(RequestMetrics(Arc::clone(&state.metrics)))
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .default_service(web::to(http::fallback::no_route))
         })

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
 use actix_web::http::Method;
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpMessage, HttpResponse, get, web};
 use futures_util::future::LocalBoxFuture;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -181,6 +181,19 @@ impl Metrics {
             .inc();
     }
 
+    /// The metrics in the Prometheus (OpenMetrics) text format; `None`,
+    /// logged, if they could not be written.
+    pub fn text(&self) -> Option<String> {
+        let mut body = String::new();
+        match prometheus_client::encoding::text::encode(&mut body, &self.registry) {
+            Ok(()) => Some(body),
+            Err(error) => {
+                tracing::error!(%error, "encoding metrics");
+                None
+            }
+        }
+    }
+
     fn observe(&self, method: &'static str, route: String, status: u16, seconds: f64) {
         self.latency
             .get_or_create(&RouteLabels {
@@ -212,13 +225,9 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         let lag = next.map_or(0.0, |due| (now - due).max(0) as f64 / 1e6);
         state.metrics.scheduler_lag.set(lag);
     }
-    let mut body = String::new();
-    if let Err(error) =
-        prometheus_client::encoding::text::encode(&mut body, &state.metrics.registry)
-    {
-        tracing::error!(%error, "encoding metrics");
+    let Some(body) = state.metrics.text() else {
         return HttpResponse::InternalServerError().finish();
-    }
+    };
     HttpResponse::Ok()
         .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
         .body(body)
@@ -241,8 +250,24 @@ fn method_label(method: &Method) -> &'static str {
     }
 }
 
-/// Middleware that times every request and counts it by route pattern.
-pub struct RequestMetrics;
+/// Middleware that times every request and counts it by route pattern,
+/// into the metrics it holds.
+pub struct RequestMetrics(pub std::sync::Arc<Metrics>);
+
+/// A request's route pattern, as [`route_of`] gives it, kept in the
+/// request's extensions by whoever works it out first: finding it walks
+/// the app's routes and matches the path again, which the request span
+/// (when it is enabled) and the metrics would otherwise both do.
+#[derive(Clone, Debug)]
+pub struct MatchedRoute(pub String);
+
+/// The route pattern `request` matches (`/v1/games/{id}`, never the raw
+/// path, which holds ids), or `unmatched`.
+pub fn route_of(request: &actix_web::HttpRequest) -> String {
+    request
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_owned())
+}
 
 impl<S, B> Transform<S, ServiceRequest> for RequestMetrics
 where
@@ -258,6 +283,7 @@ where
     fn new_transform(&self, service: S) -> Self::Future {
         ready(Ok(RequestMetricsService {
             service: Rc::new(service),
+            metrics: std::sync::Arc::clone(&self.0),
         }))
     }
 }
@@ -265,6 +291,7 @@ where
 /// The service [`RequestMetrics`] wraps around the app.
 pub struct RequestMetricsService<S> {
     service: Rc<S>,
+    metrics: std::sync::Arc<Metrics>,
 }
 
 impl<S, B> Service<ServiceRequest> for RequestMetricsService<S>
@@ -280,21 +307,16 @@ where
 
     fn call(&self, req: ServiceRequest) -> Self::Future {
         let started = Instant::now();
-        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let counted = std::sync::Arc::clone(&self.metrics);
         let method = method_label(req.method());
         let service = Rc::clone(&self.service);
         Box::pin(async move {
             let response = service.call(req).await?;
-            if let Some(state) = state {
-                let route = response
-                    .request()
-                    .match_pattern()
-                    .unwrap_or_else(|| "unmatched".to_owned());
-                let status = response.response().status().as_u16();
-                state
-                    .metrics
-                    .observe(method, route, status, started.elapsed().as_secs_f64());
-            }
+            let request = response.request();
+            let matched = request.extensions_mut().remove::<MatchedRoute>();
+            let route = matched.map_or_else(|| route_of(request), |m| m.0);
+            let status = response.response().status().as_u16();
+            counted.observe(method, route, status, started.elapsed().as_secs_f64());
             Ok(response)
         })
     }

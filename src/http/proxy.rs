@@ -11,6 +11,8 @@ use ipnet::IpNet;
 use tracing::Span;
 use tracing_actix_web::{RequestId, RootSpanBuilder};
 
+use super::metrics::{MatchedRoute, route_of};
+
 /// The proxies whose forwarding headers are believed.
 #[derive(Clone, Debug, Default)]
 pub struct TrustedProxies(pub Vec<IpNet>);
@@ -72,7 +74,7 @@ pub(super) static NO_PROXIES: TrustedProxies = TrustedProxies(Vec::new());
 /// give them. The connection's own scheme is the server's: actix-web's
 /// `connection_info().scheme()` would take a client's `Forwarded` or
 /// `X-Forwarded-Proto` header, whoever sent it.
-fn client_and_scheme(request: &ServiceRequest) -> (Option<IpAddr>, &str) {
+fn client_and_scheme_of(request: &ServiceRequest) -> (Option<IpAddr>, &str) {
     let proxies = request
         .app_data::<web::Data<TrustedProxies>>()
         .map_or(&NO_PROXIES, |p| p.get_ref());
@@ -92,21 +94,30 @@ impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
         // The fields are worked out only when the span is enabled (the
         // macro evaluates them then): with RUST_LOG=warn a request pays
-        // for none of them, the route's second match included.
+        // for none of them. The route pattern is handed on to the metrics,
+        // which would otherwise match the path again, and the client and
+        // scheme are worked out once for their two fields.
+        let once = std::cell::OnceCell::new();
+        let client_and_scheme = || *once.get_or_init(|| client_and_scheme_of(request));
         tracing::info_span!(
             "request",
-            request_id = %request
-                .extensions()
-                .get::<RequestId>()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
+            // In blocks of their own: the extensions are borrowed only
+            // while each is read or written.
+            request_id = %{
+                let id = request.extensions().get::<RequestId>().map(ToString::to_string);
+                id.unwrap_or_default()
+            },
             method = %request.method(),
-            route = %request.match_pattern().unwrap_or_else(|| "unmatched".into()),
-            client = %client_and_scheme(request)
+            route = %{
+                let route = route_of(request.request());
+                request.extensions_mut().insert(MatchedRoute(route.clone()));
+                route
+            },
+            client = %client_and_scheme()
                 .0
                 .map(|c| c.to_string())
                 .unwrap_or_default(),
-            scheme = %client_and_scheme(request).1,
+            scheme = %client_and_scheme().1,
             status = tracing::field::Empty,
         )
     }
@@ -168,7 +179,7 @@ mod tests {
         ] {
             let request = request_from("203.0.113.9", &forwarded);
             assert_eq!(
-                client_and_scheme(&request),
+                client_and_scheme_of(&request),
                 (Some(ip("203.0.113.9")), "http"),
                 "{forwarded:?}"
             );
@@ -185,11 +196,14 @@ mod tests {
             ],
         );
         assert_eq!(
-            client_and_scheme(&request),
+            client_and_scheme_of(&request),
             (Some(ip("198.51.100.7")), "https")
         );
         let request = request_from("10.0.0.1", &[]);
-        assert_eq!(client_and_scheme(&request), (Some(ip("10.0.0.1")), "http"));
+        assert_eq!(
+            client_and_scheme_of(&request),
+            (Some(ip("10.0.0.1")), "http")
+        );
     }
 
     /// Log lines, written by a subscriber at `level` while `f` runs.
@@ -246,6 +260,51 @@ mod tests {
             span.in_scope(|| tracing::warn!("handled"));
         });
         assert!(!line.contains("client="), "{line}");
+    }
+
+    /// The route pattern is worked out once for the request span and the
+    /// metrics both; a request is counted by it whether the span is
+    /// logged or not.
+    #[test]
+    fn a_request_is_logged_and_counted_by_its_route_pattern_at_every_log_level() {
+        use crate::http::metrics::{Metrics, RequestMetrics};
+        use actix_web::{App, HttpResponse, test};
+        use std::sync::Arc;
+
+        for level in [tracing::Level::INFO, tracing::Level::WARN] {
+            let metrics = Arc::new(Metrics::default());
+            let counted = Arc::clone(&metrics);
+            let line = logged(level, || {
+                actix_web::rt::System::new().block_on(async move {
+                    let app = test::init_service(
+                        App::new()
+                            .route("/v1/games/{id}", web::get().to(HttpResponse::NoContent))
+                            .wrap(RequestMetrics(counted))
+                            .wrap(tracing_actix_web::TracingLogger::<RequestSpan>::new()),
+                    )
+                    .await;
+                    for path in ["/v1/games/0b5e", "/v1/games/77aa", "/elsewhere"] {
+                        test::call_service(&app, test::TestRequest::get().uri(path).to_request())
+                            .await;
+                    }
+                });
+            });
+            let text = metrics.text().expect("metrics as text");
+            for counted in [
+                r#"kaarttafel_http_requests_total{method="GET",route="/v1/games/{id}",status="204"} 2"#,
+                r#"kaarttafel_http_requests_total{method="GET",route="unmatched",status="404"} 1"#,
+            ] {
+                assert!(text.contains(counted), "{level}: {counted} in {text}");
+            }
+            assert!(!text.contains("0b5e"), "{level}: no raw path in {text}");
+            let logged_routes = line.matches("route=/v1/games/{id}").count();
+            if level == tracing::Level::INFO {
+                assert_eq!(logged_routes, 2, "{line}");
+                assert!(line.contains("route=unmatched"), "{line}");
+            } else {
+                assert_eq!(line, "");
+            }
+        }
     }
 
     #[test]
