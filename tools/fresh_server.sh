@@ -7,6 +7,9 @@
 # with its output in $server_log (default /dev/null), and returns once it
 # answers /readyz. It sets `server` (the pid) and `port`. stop_server stops
 # it and drops the database; call it from the caller's EXIT trap.
+# The server logs at SERVER_RUST_LOG (default warn, as every figure in
+# docs/benchmarks.md unless it says otherwise; info is the default of a
+# real instance).
 admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 db=kt_tool_$$
 
@@ -15,7 +18,7 @@ start_server() {
     shift
     psql "$admin" -qc "CREATE DATABASE $db" >/dev/null
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    DATABASE_URL="${admin%/*}/$db" PORT=$port RUST_LOG=warn RATE_LIMITS=off \
+    DATABASE_URL="${admin%/*}/$db" PORT=$port RUST_LOG=${SERVER_RUST_LOG:-warn} RATE_LIMITS=off \
         "$@" "$bin" >"${server_log:-/dev/null}" 2>&1 &
     server=$!
     for _ in $(seq 120); do
