@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
 use actix_web::http::Method;
-use actix_web::{HttpMessage, HttpResponse, get, web};
+use actix_web::{HttpResponse, get, web};
 use futures_util::future::LocalBoxFuture;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -254,15 +254,10 @@ fn method_label(method: &Method) -> &'static str {
 /// into the metrics it holds.
 pub struct RequestMetrics(pub std::sync::Arc<Metrics>);
 
-/// A request's route pattern, as [`route_of`] gives it, kept in the
-/// request's extensions by whoever works it out first: finding it walks
-/// the app's routes and matches the path again, which the request span
-/// (when it is enabled) and the metrics would otherwise both do.
-#[derive(Clone, Debug)]
-pub struct MatchedRoute(pub String);
-
 /// The route pattern `request` matches (`/v1/games/{id}`, never the raw
-/// path, which holds ids), or `unmatched`.
+/// path, which holds ids), or `unmatched`. Before routing this walks the
+/// app's routes and matches the path; once a resource has taken the
+/// request, actix-web looks its pattern up directly.
 pub fn route_of(request: &actix_web::HttpRequest) -> String {
     request
         .match_pattern()
@@ -313,8 +308,7 @@ where
         Box::pin(async move {
             let response = service.call(req).await?;
             let request = response.request();
-            let matched = request.extensions_mut().remove::<MatchedRoute>();
-            let route = matched.map_or_else(|| route_of(request), |m| m.0);
+            let route = route_of(request);
             let status = response.response().status().as_u16();
             counted.observe(method, route, status, started.elapsed().as_secs_f64());
             Ok(response)

@@ -11,7 +11,7 @@ use ipnet::IpNet;
 use tracing::Span;
 use tracing_actix_web::{RequestId, RootSpanBuilder};
 
-use super::metrics::{MatchedRoute, route_of};
+use super::metrics::route_of;
 
 /// The proxies whose forwarding headers are believed.
 #[derive(Clone, Debug, Default)]
@@ -94,25 +94,19 @@ impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
         // The fields are worked out only when the span is enabled (the
         // macro evaluates them then): with RUST_LOG=warn a request pays
-        // for none of them. The route pattern is handed on to the metrics,
-        // which would otherwise match the path again, and the client and
-        // scheme are worked out once for their two fields.
+        // for none of them. The client and scheme are worked out once for
+        // their two fields.
         let once = std::cell::OnceCell::new();
         let client_and_scheme = || *once.get_or_init(|| client_and_scheme_of(request));
         tracing::info_span!(
             "request",
-            // In blocks of their own: the extensions are borrowed only
-            // while each is read or written.
-            request_id = %{
-                let id = request.extensions().get::<RequestId>().map(ToString::to_string);
-                id.unwrap_or_default()
-            },
+            request_id = %request
+                .extensions()
+                .get::<RequestId>()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
             method = %request.method(),
-            route = %{
-                let route = route_of(request.request());
-                request.extensions_mut().insert(MatchedRoute(route.clone()));
-                route
-            },
+            route = %route_of(request.request()),
             client = %client_and_scheme()
                 .0
                 .map(|c| c.to_string())
@@ -262,9 +256,8 @@ mod tests {
         assert!(!line.contains("client="), "{line}");
     }
 
-    /// The route pattern is worked out once for the request span and the
-    /// metrics both; a request is counted by it whether the span is
-    /// logged or not.
+    /// A request is logged (at `info`) and counted (always) by its route
+    /// pattern, never by its raw path.
     #[test]
     fn a_request_is_logged_and_counted_by_its_route_pattern_at_every_log_level() {
         use crate::http::metrics::{Metrics, RequestMetrics};
