@@ -12,6 +12,8 @@
 #
 #   tools/instructions_per_request.sh target/release/kaarttafel 4000 --deals 16
 #
+# The server logs at warn; SERVER_RUST_LOG=info counts it at a real
+# instance's default level (tools/fresh_server.sh).
 # Arguments after MOVES go to the load generator. KEEP=DIR keeps the
 # callgrind output there (callgrind_annotate reads it). Needs valgrind and a
 # Postgres server in TEST_DATABASE_URL (default the local one); kernel time
