@@ -2,8 +2,9 @@
 # The service's CPU per request under load, for A/B comparisons of two
 # builds (docs/benchmarks.md): starts BIN on a fresh Postgres database,
 # plays 16 tables with the load generator for 14 s, and divides the CPU
-# time the server used (/proc/<pid>/stat) in a 10 s window after the first
-# 3 s by the requests its /metrics counted in that window.
+# time the server used (/proc/<pid>/stat: user and system, and their sum)
+# in a 10 s window after the first 3 s by the requests its /metrics counted
+# in that window.
 #
 #   tools/cpu_per_request.sh target/release/kaarttafel --deals 16
 #   tools/cpu_per_request.sh /tmp/old-kaarttafel --deals 16 --reads
@@ -22,14 +23,15 @@ start_server "$bin"
 "$loadgen" --url "http://127.0.0.1:$port" --tables 16 --seconds 14 "$@" >/dev/null &
 client=$!
 sleep 3
-c0=$(cpu_ticks); r0=$(requests)
+read -r u0 s0 < <(cpu_split); r0=$(requests)
 if [ -n "${PERF:-}" ]; then
     perf record -F ${PERF_HZ:-499} --call-graph dwarf,16384 -o perf.data -p "$server" -- sleep 10 >/dev/null 2>&1
 else
     sleep 10
 fi
-c1=$(cpu_ticks); r1=$(requests)
+read -r u1 s1 < <(cpu_split); r1=$(requests)
 wait "$client" || true
 python3 -c "
-ticks, requests = $c1 - $c0, $r1 - $r0
-print(f'{ticks / $(getconf CLK_TCK) * 1000 / max(1, requests):.3f} ms CPU per request, {requests} requests in 10 s')"
+tick, requests = $(getconf CLK_TCK), max(1, $r1 - $r0)
+user, system = ($u1 - $u0) / tick * 1000 / requests, ($s1 - $s0) / tick * 1000 / requests
+print(f'{user + system:.3f} ms CPU per request (user {user:.4f}, system {system:.4f}), {requests} requests in 10 s')"

@@ -34,7 +34,8 @@ stop_server() {
         kill "$server" 2>/dev/null || true
         wait "$server" 2>/dev/null || true
     fi
-    psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+    psql "$admin" -q -c "SET client_min_messages = warning" \
+        -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
 }
 
 # The requests the server's /metrics has counted.
@@ -44,3 +45,6 @@ requests() {
 
 # The server's CPU time so far, in clock ticks (/proc/<pid>/stat).
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+
+# The same, as user and system time: two numbers.
+cpu_split() { awk '{print $14, $15}' "/proc/$server/stat"; }
