@@ -9,6 +9,7 @@ use uuid::Uuid;
 use super::error::ApiError;
 use crate::bots::Level;
 use crate::store::games::GameRow;
+use crate::table::fairness::FairDeals;
 use crate::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
 
 /// The automation state kept beside a game: away seats and the deadline.
@@ -57,7 +58,7 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
     let mut away = automation.away;
     away.resize(seats.len(), false);
     let fairness = match row.fairness.as_deref() {
-        Some(json) => serde_json::from_str(json).map_err(|_| corrupt("fairness"))?,
+        Some(json) => FairDeals::from_stored(json).map_err(|_| corrupt("fairness"))?,
         // A row stored before fair deals: it gets its chain now, committed
         // from this moment on.
         None => options.fair_deals(&mut system_rng()),

@@ -1,5 +1,7 @@
-//! A finished record (a Klaverjassen score-sheet row, a settled Potverteren
-//! round) kept as the JSON it was stored as.
+//! A value kept as the JSON it was stored as, parsed only when something
+//! asks for its fields: a finished record (a Klaverjassen score-sheet row, a
+//! settled Potverteren round), and the fair-deal state's list of the seat
+//! seeds that went into each deal begun (src/table/fairness.rs).
 //!
 //! Such a record never changes once its deal or round is over, but every
 //! request loads the whole rules state and every view shows the score sheet.
@@ -46,12 +48,14 @@ impl<T: Serialize> Frozen<T> {
 }
 
 impl<T> Frozen<T> {
-    /// A record as the store read it back from `game_deals` (parsed as a
-    /// `T` on first use), sharing its text. The store did not check that
-    /// text to be JSON again: that check was 11 % of the service's CPU per
-    /// move (docs/benchmarks.md, "Finished records not checked again"), on
-    /// text this service wrote (`store::games::stored_record`).
-    fn from_stored(json: JsonText) -> Frozen<T> {
+    /// A value as this service stored it, parsed as a `T` on first use,
+    /// sharing its text: a record the store read back from `game_deals`,
+    /// or the list a fair-deal state keeps as text. Its text is not checked
+    /// to be JSON again: that check was 11 % of the service's CPU per move
+    /// (docs/benchmarks.md, "Finished records not checked again"), on text
+    /// this service wrote (`store::games::stored_record`); see
+    /// [`JsonText::from_string_unchecked`] for what the text must be.
+    pub fn from_text(json: JsonText) -> Frozen<T> {
         Frozen {
             json,
             parsed: OnceLock::new(),
@@ -111,6 +115,13 @@ impl<T: DeserializeOwned> std::ops::Deref for Frozen<T> {
     fn deref(&self) -> &T {
         self.get()
             .expect("a finished record reads as the type it was written from")
+    }
+}
+
+/// The default value, written to JSON once.
+impl<T: Serialize + Default> Default for Frozen<T> {
+    fn default() -> Frozen<T> {
+        Frozen::new(T::default())
     }
 }
 
@@ -206,7 +217,7 @@ pub fn to_stored<G: Serialize + FrozenRecords>(
 /// from the rest of its state. A state stored whole (before the records
 /// were kept apart) comes with none apart; records in both places are
 /// refused. `records` are texts read back from `game_deals`, which only
-/// [`to_stored`]'s records are written to ([`Frozen::from_stored`]); the
+/// [`to_stored`]'s records are written to ([`Frozen::from_text`]); the
 /// game shares them.
 pub fn attach_records<G: FrozenRecords>(
     game: &mut G,
@@ -223,7 +234,7 @@ pub fn attach_records<G: FrozenRecords>(
     }
     *list = records
         .iter()
-        .map(|json| Frozen::from_stored(json.clone()))
+        .map(|json| Frozen::from_text(json.clone()))
         .collect();
     Ok(())
 }
