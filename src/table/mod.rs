@@ -1008,6 +1008,84 @@ mod tests {
         );
     }
 
+    /// The live part of `rules` as serde_json writes it.
+    fn live_by_serde_json(rules: &Rules) -> String {
+        fn without_records<G: Serialize + crate::rules::frozen::FrozenRecords>(
+            kind: &str,
+            mut game: G,
+        ) -> String {
+            game.frozen_records().clear();
+            format!("{{\"{kind}\":{}}}", serde_json::to_string(&game).unwrap())
+        }
+        match rules.clone() {
+            Rules::Klaverjassen(game) => without_records("klaverjassen", game),
+            Rules::Potverteren(game) => without_records("potverteren", game),
+        }
+    }
+
+    /// A view's JSON (written by `json_write`) is byte for byte what
+    /// serde_json writes, for every seat and a spectator, at every step of
+    /// random games of both kinds: revokes, take-backs and reviews, a
+    /// computer player, an away seat and a clock's deadline included. So is
+    /// the stored live state.
+    #[test]
+    fn a_views_json_is_what_serde_json_writes_at_every_step_of_both_games() {
+        for (kind, chosen, seed) in [
+            (
+                GameKind::Klaverjassen,
+                serde_json::json!({"revoke_mode": "club", "deals": 2, "hints": true}),
+                21,
+            ),
+            (
+                GameKind::Klaverjassen,
+                serde_json::json!({"auto_deal": true, "deals": 3}),
+                22,
+            ),
+            (
+                GameKind::Potverteren,
+                serde_json::json!({"auto_deal": true, "seats": 7, "turn_seconds": 20}),
+                23,
+            ),
+        ] {
+            let mut game = game_after(kind, chosen, |_| true);
+            let mut rng = StdRng::seed_from_u64(seed);
+            if let Some(Some(seat)) = game.seats.get_mut(1) {
+                seat.bot = Some(crate::bots::Level::Basic);
+                seat.name = "a \"quoted\" name\twith a tab".into();
+            }
+            game.away[2] = true;
+            game.deadline = Some(1_764_000_000_123_456);
+            game.fairness
+                .set_seat_seed(0, crate::rules::fairness::SeatSeed::parse("c0ffee").ok());
+            let callers: Vec<Option<Uuid>> = game
+                .seats
+                .iter()
+                .map(|s| s.as_ref().map(|p| p.id))
+                .chain([None])
+                .collect();
+            for _ in 0..400 {
+                for &caller in &callers {
+                    let json = game.view_json(caller).unwrap();
+                    let expected = serde_json::to_vec(&game.view_for(caller)).unwrap();
+                    assert_eq!(
+                        String::from_utf8(json).unwrap(),
+                        String::from_utf8(expected).unwrap()
+                    );
+                }
+                let rules = game.rules.as_mut().unwrap();
+                let (live, _) = rules.clone().to_stored().unwrap();
+                assert_eq!(live, live_by_serde_json(rules));
+                let Some(awaiting) = rules.game().awaiting() else {
+                    break;
+                };
+                let seat = awaiting.seats[0];
+                let moves = rules.game().legal_moves(seat);
+                let mv = moves.choose(&mut rng).cloned().expect("a legal move");
+                rules.game_mut().apply(seat, mv, &mut rng).expect("legal");
+            }
+        }
+    }
+
     #[test]
     fn a_klaverjassen_match_is_stored_as_its_live_part_and_its_sheet_rows() {
         let mut rng = StdRng::seed_from_u64(7);
