@@ -165,6 +165,51 @@ async fn player_names_are_checked(db: Db) {
     }
 }
 
+/// A name reads back in every view as it was given, whatever it holds:
+/// commas, digits after them, quotes, characters of several bytes; beside
+/// a computer player's seat.
+async fn any_name_reads_back_in_the_seats_of_every_view(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let names = ["a,b", ",3,x,", "\"Ée\" \\ 🂡", "Bob"];
+    let mut players = Vec::new();
+    for name in names {
+        players.push(app.player(name).await);
+    }
+    let id = app
+        .table(&players[0], "potverteren", json!({"seats": 5}))
+        .await;
+    for (seat, player) in players.iter().enumerate().skip(1) {
+        let answer = app
+            .send(
+                Method::POST,
+                &format!("/v1/games/{id}/seats"),
+                Some(&player.token),
+                Some(json!({"seat": seat})),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    }
+    let answer = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/bots"),
+            Some(&players[0].token),
+            Some(json!({"seat": 4, "level": "basic"})),
+        )
+        .await;
+    assert!(answer.status.is_success(), "{}", answer.body);
+    for player in &players {
+        let view = app.view(&id, player).await;
+        let seats = view["seats"].as_array().unwrap();
+        for (seat, name) in names.iter().enumerate() {
+            assert_eq!(seats[seat]["player"]["name"], *name, "{view}");
+            assert_eq!(seats[seat]["player"]["id"], players[seat].id.as_str());
+            assert_eq!(seats[seat]["bot"], json!(null));
+        }
+        assert_eq!(seats[4]["bot"], "basic", "{view}");
+    }
+}
+
 async fn the_lobby_lists_waiting_tables_newest_first_in_pages(db: Db) {
     let app = TestApp::spawn(db).await;
     let host = app.player("Host").await;
@@ -355,5 +400,6 @@ on_both_databases!(
     unknown_and_malformed_ids_are_404,
     options_out_of_range_are_422_naming_the_option,
     player_names_are_checked,
+    any_name_reads_back_in_the_seats_of_every_view,
     the_lobby_lists_waiting_tables_newest_first_in_pages,
 );
