@@ -86,18 +86,30 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
 /// [`OPTIONS_REMEMBERED`], then forgotten all at once): every request
 /// reads its game's options, and reading them costs more than the copy.
 fn stored_options(kind: GameKind, text: &str) -> Option<(Options, TableOptions)> {
-    type Read = HashMap<(GameKind, String), (Options, TableOptions)>;
+    // By text (looked up without a copy of it), then by game. foldhash,
+    // seeded per process: std's SipHash of a 140-byte text cost 1,000
+    // instructions a request, and the map is bounded whatever texts come.
+    type Read =
+        HashMap<String, Vec<(GameKind, (Options, TableOptions))>, foldhash::fast::RandomState>;
     static READ: LazyLock<Mutex<Read>> = LazyLock::new(Mutex::default);
-    let key = (kind, text.to_owned());
-    if let Some(read) = READ.lock().ok()?.get(&key) {
-        return Some(read.clone());
+    let remembered = |read: &Read| {
+        let games = read.get(text)?;
+        let (_, options) = games.iter().find(|(game, _)| *game == kind)?;
+        Some(options.clone())
+    };
+    if let Some(read) = remembered(&*READ.lock().ok()?) {
+        return Some(read);
     }
     let read = TableOptions::parse_with(kind, Some(serde_json::from_str(text).ok()?)).ok()?;
     let mut remembered = READ.lock().ok()?;
     if remembered.len() >= OPTIONS_REMEMBERED {
         remembered.clear();
     }
-    remembered.insert(key, read.clone());
+    let games = remembered.entry(text.to_owned()).or_default();
+    // Another request may have read it meanwhile.
+    if !games.iter().any(|(game, _)| *game == kind) {
+        games.push((kind, read.clone()));
+    }
     Some(read)
 }
 
