@@ -15,7 +15,11 @@
 # The server logs at warn; SERVER_RUST_LOG=info counts it at a real
 # instance's default level (tools/fresh_server.sh).
 # Arguments after MOVES go to the load generator. KEEP=DIR keeps the
-# callgrind output there (callgrind_annotate reads it). Needs valgrind and a
+# callgrind output there (callgrind_annotate reads it). VECTOR_COPIES=1
+# has glibc copy and clear memory with its vector loops at every size:
+# callgrind counts each byte of a `rep movsb` as an instruction, which
+# inflates the count of large copies (docs/benchmarks.md, "The stack's
+# floor at a move's pace, field names written as they are"). Needs valgrind and a
 # Postgres server in TEST_DATABASE_URL (default the local one); kernel time
 # is not counted.
 set -euo pipefail
@@ -24,6 +28,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 loadgen=${LOADGEN_BIN:-$root/target/release/examples/loadgen}
 out=$(mktemp -d)
 . "$root/tools/fresh_server.sh"
+if [ -n "${VECTOR_COPIES:-}" ]; then
+    export GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=1000000000:glibc.cpu.x86_rep_stosb_threshold=1000000000
+fi
 cleanup() {
     stop_server
     if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$out"/callgrind.out* "$KEEP"/; fi
