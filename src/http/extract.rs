@@ -134,7 +134,7 @@ fn verify(req: &HttpRequest) -> Result<(web::Data<AppState>, Identity), ApiError
         .app_data::<web::Data<AppState>>()
         .cloned()
         .ok_or_else(|| ApiError::Internal("application state missing".into()))?;
-    let identity = state.tokens.verify(&bearer_token(req)?)?;
+    let identity = state.tokens.verify(bearer_token(req)?)?;
     Ok((state, identity))
 }
 
@@ -163,17 +163,19 @@ fn authenticate(req: &HttpRequest) -> impl Future<Output = Result<AuthPlayer, Ap
     }
 }
 
-fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
+fn bearer_token(req: &HttpRequest) -> Result<&str, ApiError> {
     let value = req
         .headers()
         .get(header::AUTHORIZATION)
         .ok_or(TokenError::Missing)?;
     let value = value.to_str().map_err(|_| TokenError::Invalid)?;
     let (scheme, token) = value.split_once(' ').ok_or(TokenError::Invalid)?;
-    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
         return Err(TokenError::Invalid.into());
     }
-    Ok(token.trim().to_owned())
+    // Borrowed from the request: a token is looked up, not kept.
+    Ok(token)
 }
 
 /// A JSON body that may be left out. No body at all (or `null`) is `None`; a body that

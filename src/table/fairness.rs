@@ -41,12 +41,27 @@ impl Serialize for ServerSeed {
     }
 }
 
+/// Read from the text as it is, without a copy of it first: every request
+/// reads the table's seeds.
 impl<'de> Deserialize<'de> for ServerSeed {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ServerSeed, D::Error> {
-        let hex = String::deserialize(d)?;
-        seed_from_hex(&hex)
-            .map(ServerSeed)
-            .ok_or_else(|| serde::de::Error::custom("a server seed is 64 hex characters"))
+        struct Hex;
+
+        impl serde::de::Visitor<'_> for Hex {
+            type Value = ServerSeed;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a server seed: 64 hex characters")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, hex: &str) -> Result<ServerSeed, E> {
+                seed_from_hex(hex)
+                    .map(ServerSeed)
+                    .ok_or_else(|| E::custom("a server seed is 64 hex characters"))
+            }
+        }
+
+        d.deserialize_str(Hex)
     }
 }
 
@@ -476,6 +491,23 @@ mod tests {
         }
         assert!(FairDeals::from_stored("{\"chain_length\":16}").is_err());
         assert!(FairDeals::from_stored("{\"begun\":[]}").is_err());
+    }
+
+    /// A chain's top seed reads from 64 hex characters in either case, and
+    /// from nothing else.
+    #[test]
+    fn a_server_seed_is_read_from_sixty_four_hex_characters_only() {
+        let fair = played(1, 16, false, 11);
+        let text = serde_json::to_string(&fair).unwrap();
+        let top = to_hex(&fair.chains[0].top.0);
+        let upper = text.replace(&top, &top.to_uppercase());
+        assert_eq!(FairDeals::from_stored(&upper).unwrap(), fair);
+        for bad in [&top[1..], &format!("{}g", &top[1..]), ""] {
+            let text = text.replace(&top, bad);
+            assert!(FairDeals::from_stored(&text).is_err(), "{bad:?}");
+        }
+        let number = text.replace(&format!("\"{top}\""), "7");
+        assert!(FairDeals::from_stored(&number).is_err());
     }
 
     /// A deal begun after the state was read from its text adds its seat
