@@ -105,10 +105,11 @@ pub struct Tokens {
     /// signature, where ours is an HMAC.
     ///
     /// Hashed with foldhash, seeded per process: std's SipHash took 1,800
-    /// instructions a request on a token of ours (docs/benchmarks.md,
-    /// "Field names written as they are"). Its lesser resistance to chosen
-    /// collisions does not matter here: only tokens whose signature checked
-    /// are ever put in, and their signatures are not anyone's to choose.
+    /// instructions a request on a token of ours (docs/benchmarks.md, "The
+    /// stack's floor at a move's pace, field names written as they are").
+    /// Its lesser resistance to chosen collisions does not matter here:
+    /// only tokens whose signature checked are ever put in, and their
+    /// signatures are not anyone's to choose.
     verified: Arc<Mutex<Verified>>,
 }
 

@@ -1,17 +1,17 @@
 //! JSON written as `serde_json::to_writer` writes it, byte for byte, but
 //! with each struct's field names copied as they are: for the views every
-//! request answers with.
+//! request answers with, and the state every move stores.
 //!
 //! serde_json escapes every string it writes, field names included: it
 //! looks up each byte of a name in its table of bytes to escape, and
 //! writes the name, its quotes and the colon one by one. A view has about
 //! 120 fields, and that was a tenth of a request's instructions
-//! (docs/benchmarks.md, "Field names written as they are"). A field name
-//! is an identifier of the source or a `rename` of ours, which never needs
-//! escaping (debug builds, and so every test, check it). Everything else,
-//! every string and number of a value included, is still written by
-//! serde_json itself; this only writes the brackets, commas and names
-//! around them.
+//! (docs/benchmarks.md, "The stack's floor at a move's pace, field names
+//! written as they are"). A field name is an identifier of the source or
+//! a `rename` of ours, which never needs escaping (debug builds, and so
+//! every test, check it). A string with nothing to escape is copied as it
+//! is. Every other value, numbers and strings to escape included, is
+//! still written by serde_json itself.
 
 use serde::Serialize;
 use serde::ser::{self, Impossible};
@@ -63,7 +63,7 @@ fn key(out: &mut Vec<u8>, first: bool, name: &str) {
 }
 
 /// Whether JSON escapes a byte of `text`, as serde_json does: a control
-/// character, `"` or `\\` (and nothing else: not `/`, not DEL, not any
+/// character, `"` or `\` (and nothing else: not `/`, not DEL, not any
 /// byte of a character beyond ASCII, all 0x80 or more). Eight bytes at a
 /// time, where serde_json looks up each byte.
 fn needs_escaping(text: &[u8]) -> bool {

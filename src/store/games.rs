@@ -675,8 +675,8 @@ fn read_statement(backend: Backend, lock: bool) -> &'static str {
 /// another with a comma between, the bot level empty for a person. The
 /// name's length is in bytes, so a name reads back whatever it holds,
 /// commas included. (A JSON array read with serde_json cost four times as
-/// many instructions: docs/benchmarks.md, "Field names written as they
-/// are".)
+/// many instructions: docs/benchmarks.md, "The stack's floor at a move's
+/// pace, field names written as they are".)
 fn seats_from_text(text: Option<&str>) -> Result<Vec<SeatRow>, sqlx::Error> {
     let corrupt = || sqlx::Error::Decode(format!("seats read as {text:?}").into());
     let mut seats = Vec::new();
