@@ -185,9 +185,10 @@ impl FairDeals {
     /// seat seeds of each deal begun, which is kept as its text until a deal
     /// begins or is revealed. That list grows by one a deal, and parsing
     /// it cost about 900 instructions a deal on every request, 14,000 at a
-    /// Klaverjassen match's last deal (docs/benchmarks.md, "The deals
-    /// begun read when needed"). serde writes the fields in their declared
-    /// order, with the list last; a text in any other shape is read whole.
+    /// Klaverjassen match's last deal (docs/benchmarks.md, "The stack's
+    /// floor at a move's pace, field names written as they are"). serde
+    /// writes the fields in their declared order, with the list last; a
+    /// text in any other shape is read whole.
     ///
     /// # Errors
     /// When the text is not a fair-deal state.
