@@ -85,6 +85,20 @@ fn needs_escaping(text: &[u8]) -> bool {
         .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
+/// Writes `text` as a JSON string, a value's or a map key's: copied as it
+/// is when it has nothing to escape (ids, card codes, seeds, most names),
+/// escaped by serde_json otherwise.
+fn string(out: &mut Vec<u8>, text: &str) -> Result {
+    if needs_escaping(text.as_bytes()) {
+        return ser::Serializer::serialize_str(&mut serde_json(out), text);
+    }
+    out.reserve(text.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
+    Ok(())
+}
+
 /// Opens a variant with fields: `{"variant":` and `bracket`.
 fn open_variant(out: &mut Vec<u8>, variant: &str, bracket: u8) {
     out.push(b'{');
@@ -145,17 +159,8 @@ impl<'a> ser::Serializer for Writer<'a> {
         serialize_unit_variant(name: &'static str, index: u32, variant: &'static str);
     }
 
-    /// A string with nothing to escape (ids, card codes, seeds, most
-    /// names) is copied as it is; any other is escaped by serde_json.
     fn serialize_str(self, v: &str) -> Result {
-        if !needs_escaping(v.as_bytes()) {
-            self.out.reserve(v.len() + 2);
-            self.out.push(b'"');
-            self.out.extend_from_slice(v.as_bytes());
-            self.out.push(b'"');
-            return Ok(());
-        }
-        ser::Serializer::serialize_str(&mut serde_json(self.out), v)
+        string(self.out, v)
     }
 
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result {
@@ -483,7 +488,7 @@ impl ser::Serializer for MapKey<'_> {
     }
 
     fn serialize_str(self, v: &str) -> Result {
-        ser::Serializer::serialize_str(&mut serde_json(self.out), v)
+        string(self.out, v)
     }
 
     fn serialize_char(self, v: char) -> Result {
