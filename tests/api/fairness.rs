@@ -177,17 +177,7 @@ async fn klaverjassen_seeds_show_only_once_their_deal_is_over(db: Db) {
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     assert_eq!(answer.body["version"], 2);
     assert_eq!(answer.body["fairness"]["seat_seeds"][0], "aa01");
-    for (i, player) in players.iter().enumerate().skip(1) {
-        let answer = app
-            .send(
-                Method::POST,
-                &format!("/v1/games/{id}/seats"),
-                Some(&player.token),
-                Some(json!({"seat": i})),
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::OK);
-    }
+    app.seat_the_rest(&id, &players).await;
     let answer = app
         .play(
             &id,

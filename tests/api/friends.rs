@@ -546,17 +546,7 @@ async fn statistics_and_ratings_follow_the_score_sheets(db: Db) {
         let id = app
             .table(&seated[0], "klaverjassen", json!({"deals": 1}))
             .await;
-        for (seat, player) in seated.iter().enumerate().skip(1) {
-            let answer = app
-                .send(
-                    Method::POST,
-                    &format!("/v1/games/{id}/seats"),
-                    Some(&player.token),
-                    Some(json!({"seat": seat})),
-                )
-                .await;
-            assert_eq!(answer.status, StatusCode::OK);
-        }
+        app.seat_the_rest(&id, &seated).await;
         let view = play_to_the_end(&app, &id, &seated).await;
         let sheet = view["klaverjassen"]["deals"].as_array().unwrap();
         let sum = |team: &str| -> i64 {

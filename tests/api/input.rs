@@ -178,17 +178,7 @@ async fn any_name_reads_back_in_the_seats_of_every_view(db: Db) {
     let id = app
         .table(&players[0], "potverteren", json!({"seats": 5}))
         .await;
-    for (seat, player) in players.iter().enumerate().skip(1) {
-        let answer = app
-            .send(
-                Method::POST,
-                &format!("/v1/games/{id}/seats"),
-                Some(&player.token),
-                Some(json!({"seat": seat})),
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-    }
+    app.seat_the_rest(&id, &players).await;
     let answer = app
         .send(
             Method::POST,

@@ -487,6 +487,13 @@ impl TestApp {
             players.push(self.player(&format!("player {i}")).await);
         }
         let id = self.table(&players[0], game, options).await;
+        self.seat_the_rest(&id, &players).await;
+        (id, players)
+    }
+
+    /// Seats every player but the first (the host) at table `id`, each in
+    /// the seat of its place in `players`.
+    pub async fn seat_the_rest(&self, id: &str, players: &[Player]) {
         for (i, player) in players.iter().enumerate().skip(1) {
             let answer = self
                 .send(
@@ -498,7 +505,6 @@ impl TestApp {
                 .await;
             assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
         }
-        (id, players)
     }
 
     /// The game as `player` sees it.
