@@ -25,7 +25,7 @@ use kaarttafel::config::{Database, Secret};
 use kaarttafel::store::Store;
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: kaarttafel::allocator::MiMalloc = kaarttafel::allocator::MiMalloc;
 
 struct Floor {
     store: Store,

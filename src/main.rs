@@ -5,9 +5,10 @@ use kaarttafel::startup::Application;
 
 /// The server's allocator: glibc's malloc and free were a tenth of the
 /// service's CPU under load; mimalloc takes 5-10 % off the CPU per move
-/// (docs/benchmarks.md, "Records shared, not copied").
+/// (docs/benchmarks.md, "Records shared, not copied"), more when asked as
+/// [`kaarttafel::allocator`] asks.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: kaarttafel::allocator::MiMalloc = kaarttafel::allocator::MiMalloc;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
