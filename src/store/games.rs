@@ -810,18 +810,26 @@ fn game_from(row: &sqlx::any::AnyRow) -> Result<GameRow, sqlx::Error> {
             assert_eq!(found.name(), name, "the column at {at}");
         }
     }
+    // Text columns are borrowed and copied: the `Any` driver's own
+    // `String` decode goes through `Display` (`to_string`), 120 more
+    // instructions a column.
+    let text = |at| row.try_get::<&str, _>(at).map(str::to_owned);
+    let optional_text = |at| {
+        row.try_get::<Option<&str>, _>(at)
+            .map(|t| t.map(str::to_owned))
+    };
     Ok(GameRow {
         id: parse_uuid(row.try_get::<&str, _>(column::ID)?)?,
-        kind: row.try_get(column::KIND)?,
-        status: row.try_get(column::STATUS)?,
+        kind: text(column::KIND)?,
+        status: text(column::STATUS)?,
         version: row.try_get(column::VERSION)?,
         host_id: parse_uuid(row.try_get::<&str, _>(column::HOST_ID)?)?,
-        options: row.try_get(column::OPTIONS)?,
-        state: row.try_get(column::STATE)?,
-        fairness: row.try_get(column::FAIRNESS)?,
+        options: text(column::OPTIONS)?,
+        state: optional_text(column::STATE)?,
+        fairness: optional_text(column::FAIRNESS)?,
         created_at: row.try_get(column::CREATED_AT)?,
         seats: Vec::new(),
-        automation: row.try_get(column::AUTOMATION)?,
+        automation: optional_text(column::AUTOMATION)?,
         due_at: row.try_get(column::DUE_AT)?,
         deals_stored: None,
         records: Vec::new(),
