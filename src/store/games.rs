@@ -72,10 +72,13 @@ mod column {
 const RECORD_SEPARATOR: u8 = 0x1e;
 
 /// The finished records of the row, in order, joined by
-/// [`RECORD_SEPARATOR`] (NULL when there are none), as a column.
+/// [`RECORD_SEPARATOR`] (NULL when there are none), as a column of bytes:
+/// [`records_text`] checks them to be UTF-8 faster than the driver checks a
+/// text column.
 macro_rules! postgres_records {
     () => {
-        "(SELECT string_agg(d.record, chr(30) ORDER BY d.number) FROM game_deals d \
+        "(SELECT convert_to(string_agg(d.record, chr(30) ORDER BY d.number), 'UTF8') \
+         FROM game_deals d \
          WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS records"
     };
 }
@@ -118,7 +121,8 @@ macro_rules! postgres_read {
 /// [`postgres_records`] in SQLite's words.
 macro_rules! sqlite_records {
     () => {
-        "(SELECT group_concat(d.record, char(30) ORDER BY d.number) FROM game_deals d \
+        "(SELECT CAST(group_concat(d.record, char(30) ORDER BY d.number) AS BLOB) \
+         FROM game_deals d \
          WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS records"
     };
 }
@@ -445,6 +449,17 @@ fn stored_record(text: impl Into<String>) -> JsonText {
     unsafe { JsonText::from_string_unchecked(text.into()) }
 }
 
+/// The records [`postgres_records`] or [`sqlite_records`] joined, as the
+/// text they must be. simdutf8 checks ASCII text (which JSON records nearly
+/// all are) several bytes at a time: the driver's own check of a text
+/// column, std's, was 4 % of a request's instructions, nearly all of it
+/// this column's 10-20 KB (docs/benchmarks.md, "The records checked as
+/// bytes").
+fn records_text(joined: &[u8]) -> Result<&str, sqlx::Error> {
+    simdutf8::basic::from_utf8(joined)
+        .map_err(|_| sqlx::Error::Decode("the finished records read are not UTF-8 text".into()))
+}
+
 /// The records [`postgres_records`] or [`sqlite_records`] joined, apart.
 fn split_records(joined: &str) -> Vec<JsonText> {
     let mut records = Vec::new();
@@ -630,10 +645,12 @@ pub async fn load_for(
     let deals_stored: Option<i64> = row.try_get(column::DEALS_STORED)?;
     // Borrowed from the row: each record is copied out of it once, by
     // `complete`, not the whole joined text first.
-    let records: Option<&str> = if waited {
+    let records = if waited {
         None
     } else {
-        row.try_get(column::RECORDS)?
+        row.try_get::<Option<&[u8]>, _>(column::RECORDS)?
+            .map(records_text)
+            .transpose()?
     };
     complete(conn, &mut game, deals_stored, records).await?;
     game.deals_stored = Some(deals_stored.unwrap_or(0));
@@ -896,6 +913,22 @@ mod tests {
             .collect();
         assert_eq!(apart, records);
         assert_eq!(split_records(records[0]), [stored_record(records[0])]);
+    }
+
+    /// The joined records read as the UTF-8 text they are, characters of
+    /// several bytes included; bytes that are not UTF-8 are refused.
+    #[test]
+    fn joined_records_are_read_as_utf8_text_and_refused_otherwise() {
+        let text = "{\"name\":\"Ée 🂡\"}\u{1e}[]";
+        assert_eq!(records_text(text.as_bytes()).unwrap(), text);
+        for bad in [
+            &b"{\"n\":\"\xff\"}"[..],
+            // A character cut short, and a surrogate's encoding.
+            b"[\"\xc3\"]",
+            b"\"\xed\xa0\x80\"",
+        ] {
+            assert!(records_text(bad).is_err(), "{bad:?}");
+        }
     }
 
     /// The seats' text reads back every name whatever it holds (commas, a

@@ -438,6 +438,49 @@ async fn a_game_row_in_the_old_layout_is_read_whole_and_split_on_its_next_write(
     app.stop().await;
 }
 
+/// A finished record that is not UTF-8 text is refused with an error, never
+/// served. Only SQLite can hold one: it stores a text column's bytes
+/// unchecked, where Postgres refuses them on the way in.
+#[tokio::test]
+async fn a_finished_record_that_is_not_utf8_text_is_refused_not_served() {
+    let app = upgraded(Db::Sqlite).await;
+    let tokens = seat_tokens().await;
+    let (id, _) = stored(&app)
+        .await
+        .into_iter()
+        .find(|(_, (deals_stored, rows, _))| *rows >= 1 && *deals_stored == Some(*rows))
+        .expect("a game with a finished deal stored apart");
+    let Database::Sqlite(path) = &app.settings.database else {
+        unreachable!("a SQLite app");
+    };
+    let pool = AnyPool::connect(&format!("sqlite://{path}")).await.unwrap();
+    let (path, token) = (format!("/v1/games/{id}"), Some(tokens[&id]["0"].as_str()));
+    let answer = app.send(Method::GET, &path, token, None).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    // `{"n":"` then a byte no UTF-8 text holds, then `"}`.
+    sqlx::query(
+        "UPDATE game_deals SET record = CAST(X'7B226E223A22FF227D' AS TEXT) \
+         WHERE game_id = $1 AND number = 1",
+    )
+    .bind(&id)
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    // Sent by hand: `TestApp::send` fails a test on any server error.
+    let answer = app
+        .client
+        .get(format!("{}{path}", app.base))
+        .bearer_auth(token.unwrap())
+        .send()
+        .await
+        .expect("request sent");
+    assert_eq!(answer.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let body = answer.text().await.unwrap();
+    assert!(body.contains("\"code\":\"internal_error\""), "{body}");
+    app.stop().await;
+}
+
 on_both_databases!(
     games_stored_by_the_release_answer_as_the_release_did_after_the_layout_migration,
     games_stored_by_the_release_play_on_after_the_layout_migration,
