@@ -5,20 +5,30 @@ use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
+mod text_line;
+
 /// Installs the global subscriber; call once, from `main`.
 pub fn init() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let colour = coloured(
+        std::io::stdout().is_terminal(),
+        std::env::var_os("NO_COLOR").as_deref(),
+    );
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
-        .with_ansi(coloured(
-            std::io::stdout().is_terminal(),
-            std::env::var_os("NO_COLOR").as_deref(),
-        ));
+        .with_ansi(colour);
     if std::env::var("LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
         builder.json().flatten_event(true).init();
-    } else {
+    } else if colour {
         builder.init();
+    } else {
+        // The same line as `builder.init()` writes without colour, for a
+        // fraction of the instructions (text_line.rs).
+        builder
+            .fmt_fields(text_line::TextFields)
+            .event_format(text_line::TextLine)
+            .init();
     }
 }
 
