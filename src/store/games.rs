@@ -454,7 +454,7 @@ fn stored_record(text: impl Into<String>) -> JsonText {
 /// all are) several bytes at a time: the driver's own check of a text
 /// column, std's, was 4 % of a request's instructions, nearly all of it
 /// this column's 10-20 KB (docs/benchmarks.md, "The records checked as
-/// bytes").
+/// bytes, the log line written plainly").
 fn records_text(joined: &[u8]) -> Result<&str, sqlx::Error> {
     simdutf8::basic::from_utf8(joined)
         .map_err(|_| sqlx::Error::Decode("the finished records read are not UTF-8 text".into()))

@@ -1,14 +1,15 @@
 //! The text log line, written with fewer formatter calls.
 //!
 //! At the default `info` every request writes one line, and
-//! tracing-subscriber's text format cost a fifth of a request's
+//! tracing-subscriber's text format cost a sixth of a request's
 //! instructions: each field name, `=`, brace and colon went through a
-//! colour style's `Display` even with colour off, and the timestamp through
-//! seven padded integer formats (docs/benchmarks.md, "The log line written
-//! plainly"). [`TextLine`] and [`TextFields`] write the same line, byte for
-//! byte, as that format does without colour and without targets (the
-//! `a_line_is_what_tracing_subscribers_text_format_writes` test holds them to
-//! it): a value is still written with its `Debug`, as there, but names,
+//! colour style's `Display` even with colour off, and the timestamp
+//! through seven padded integer formats (docs/benchmarks.md, "The records
+//! checked as bytes, the log line written plainly"). [`TextLine`] and
+//! [`TextFields`] write the same line, byte for byte, as that format does
+//! without colour and without targets (the
+//! `a_line_is_what_tracing_subscribers_text_format_writes` test holds them
+//! to it): a value is still written with its `Debug`, as there, but names,
 //! punctuation, numbers, plain strings and the time are copied as they are.
 //! Coloured output, for a terminal, stays tracing-subscriber's own.
 
