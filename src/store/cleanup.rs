@@ -5,6 +5,8 @@
 use sqlx::AnyConnection;
 use uuid::Uuid;
 
+use super::id_text;
+
 /// Takes the lease of job `name` for `holder` until `until`, if nobody holds
 /// it at `now` (the holder itself included: it waits out its own lease). True when taken: the caller runs
 /// the job. One statement, so two instances never both take it.
@@ -117,7 +119,7 @@ pub async fn player_for_token(
     let row = sqlx::query(
         "SELECT token_generation, COALESCE(last_seen_at, created_at) AS seen FROM players WHERE id = $1",
     )
-    .bind(id.to_string())
+    .bind(id_text(id))
     .fetch_optional(conn)
     .await?;
     row.map(|r| Ok((r.try_get("token_generation")?, r.try_get("seen")?)))
@@ -128,7 +130,7 @@ pub async fn player_for_token(
 pub async fn touch(conn: &mut AnyConnection, id: Uuid, now: i64) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE players SET last_seen_at = $1 WHERE id = $2")
         .bind(now)
-        .bind(id.to_string())
+        .bind(id_text(id))
         .execute(conn)
         .await?;
     Ok(())

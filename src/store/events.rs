@@ -3,8 +3,8 @@
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
-use super::now_micros;
 use super::players::parse_uuid;
+use super::{id_text, now_micros};
 
 /// One accepted change to a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub async fn append(
         event_columns!(),
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
     ));
-    bind_fields(insert.bind(game.to_string()), event)
+    bind_fields(insert.bind(id_text(game)), event)
         .execute(conn)
         .await?;
     Ok(())
@@ -61,7 +61,7 @@ pub(super) fn bind_fields<'q>(
 ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
     query
         .bind(event.seq)
-        .bind(event.player_id.map(|p| p.to_string()))
+        .bind(event.player_id.map(id_text))
         .bind(event.seat.map(i64::from))
         .bind(&event.kind)
         .bind(&event.payload)
@@ -84,7 +84,7 @@ pub async fn list(
         "SELECT seq, player_id, seat, kind, payload, created_at, actor FROM game_events \
          WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
     )
-    .bind(game.to_string())
+    .bind(id_text(game))
     .bind(after)
     .bind(limit)
     .fetch_all(conn)

@@ -5,7 +5,7 @@ use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
 use super::players::parse_uuid;
-use super::{Backend, now_micros};
+use super::{Backend, id_text, now_micros};
 
 /// Stores `code` for `game` unless a live table already has it; whether it
 /// was stored.
@@ -18,7 +18,7 @@ pub async fn claim_invite_code(
         "INSERT INTO invite_codes (code, game_id) VALUES ($1, $2) ON CONFLICT (code) DO NOTHING",
     )
     .bind(code)
-    .bind(game.to_string())
+    .bind(id_text(game))
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -39,7 +39,7 @@ pub async fn game_of_invite(
 /// Forgets `game`'s invite code (the table finished or was abandoned).
 pub async fn drop_invite_code(conn: &mut AnyConnection, game: Uuid) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM invite_codes WHERE game_id = $1")
-        .bind(game.to_string())
+        .bind(id_text(game))
         .execute(conn)
         .await?;
     Ok(())
@@ -90,7 +90,7 @@ pub async fn mark_result(conn: &mut AnyConnection, game: Uuid) -> Result<bool, s
     let done = sqlx::query(
         "INSERT INTO game_results (game_id, recorded_at) VALUES ($1, $2) ON CONFLICT (game_id) DO NOTHING",
     )
-    .bind(game.to_string())
+    .bind(id_text(game))
     .bind(now_micros())
     .execute(conn)
     .await?;
@@ -139,7 +139,7 @@ pub async fn lock_stats(
         "INSERT INTO player_stats (player_id, kind, played, won, drawn, points, deals, chips, rating, uncertainty) \
          VALUES ($1, $2, 0, 0, 0, 0, 0, 0, $3, $4) ON CONFLICT (player_id, kind) DO NOTHING",
     )
-    .bind(player.to_string())
+    .bind(id_text(player))
     .bind(kind)
     .bind(rating)
     .bind(uncertainty)
@@ -174,7 +174,7 @@ async fn stats_row(
          WHERE player_id = $1 AND kind = $2"
     };
     let row = sqlx::query(query)
-        .bind(player.to_string())
+        .bind(id_text(player))
         .bind(kind)
         .fetch_optional(conn)
         .await?;
@@ -201,7 +201,7 @@ pub async fn save_stats(conn: &mut AnyConnection, stats: &StatsRow) -> Result<()
         "UPDATE player_stats SET played = $3, won = $4, drawn = $5, points = $6, deals = $7, \
          chips = $8, rating = $9, uncertainty = $10 WHERE player_id = $1 AND kind = $2",
     )
-    .bind(stats.player.to_string())
+    .bind(id_text(stats.player))
     .bind(&stats.kind)
     .bind(stats.played)
     .bind(stats.won)
@@ -224,7 +224,7 @@ pub async fn rename(
 ) -> Result<bool, sqlx::Error> {
     let done = sqlx::query("UPDATE players SET name = $1 WHERE id = $2")
         .bind(name)
-        .bind(player.to_string())
+        .bind(id_text(player))
         .execute(conn)
         .await?;
     Ok(done.rows_affected() == 1)

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use crate::json_text::JsonText;
 
 use super::players::{PlayerRow, parse_uuid, player_from};
-use super::{Backend, now_micros};
+use super::{Backend, id_text, now_micros};
 use super::{events, layout};
 
 /// The `games` columns [`game_from`] reads, for the queries that read a
@@ -194,11 +194,11 @@ pub async fn insert(conn: &mut AnyConnection, game: &GameRow) -> Result<(), sqlx
         "INSERT INTO games (id, kind, status, version, host_id, options, state, fairness, created_at, updated_at, automation, due_at, deals_stored) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     )
-    .bind(game.id.to_string())
+    .bind(id_text(game.id))
     .bind(&game.kind)
     .bind(&game.status)
     .bind(game.version)
-    .bind(game.host_id.to_string())
+    .bind(id_text(game.host_id))
     .bind(&game.options)
     .bind(game.state.as_deref())
     .bind(game.fairness.clone())
@@ -374,7 +374,7 @@ async fn add_records(conn: &mut AnyConnection, game: &GameRow) -> Result<usize, 
         Some(stored) => stored,
         None => {
             sqlx::query_scalar::<_, Option<i64>>("SELECT deals_stored FROM games WHERE id = $1")
-                .bind(game.id.to_string())
+                .bind(id_text(game.id))
                 .fetch_one(&mut *conn)
                 .await?
                 .unwrap_or(0)
@@ -400,7 +400,7 @@ fn bind_update<'q>(
         .bind(game.automation.clone())
         .bind(game.due_at)
         .bind(records as i64)
-        .bind(game.id.to_string())
+        .bind(id_text(game.id))
 }
 
 /// How many of `total` records are stored, checked: records are only ever
@@ -425,7 +425,7 @@ async fn insert_records(
 ) -> Result<(), sqlx::Error> {
     for (index, record) in records.iter().enumerate().skip(from) {
         sqlx::query("INSERT INTO game_deals (game_id, number, record) VALUES ($1, $2, $3)")
-            .bind(game.to_string())
+            .bind(id_text(game))
             .bind(index as i64 + 1)
             .bind(record.as_ref())
             .execute(&mut *conn)
@@ -504,7 +504,7 @@ async fn complete(
     let records: Vec<JsonText> = sqlx::query_scalar::<_, String>(
         "SELECT record FROM game_deals WHERE game_id = $1 AND number <= $2 ORDER BY number",
     )
-    .bind(game.id.to_string())
+    .bind(id_text(game.id))
     .bind(count)
     .fetch_all(&mut *conn)
     .await?
@@ -566,9 +566,9 @@ pub async fn add_seat(
     player: Uuid,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT INTO game_seats (game_id, seat, player_id) VALUES ($1, $2, $3)")
-        .bind(game.to_string())
+        .bind(id_text(game))
         .bind(i64::from(seat))
-        .bind(player.to_string())
+        .bind(id_text(player))
         .execute(conn)
         .await?;
     Ok(())
@@ -581,7 +581,7 @@ pub async fn remove_seat(
     seat: u8,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM game_seats WHERE game_id = $1 AND seat = $2")
-        .bind(game.to_string())
+        .bind(id_text(game))
         .bind(i64::from(seat))
         .execute(conn)
         .await?;
@@ -628,8 +628,8 @@ pub async fn load_for(
     // are read again on their own. (A SQLite write transaction holds the
     // write lock from its BEGIN: no statement in it waits.)
     let Some(row) = sqlx::query(read_statement(backend, lock))
-        .bind(id.to_string())
-        .bind(caller.map(|id| id.to_string()))
+        .bind(id_text(id))
+        .bind(caller.map(id_text))
         .fetch_optional(&mut *conn)
         .await?
     else {
@@ -770,7 +770,7 @@ pub async fn of_player(
          WHERE s.player_id = $1 AND (g.created_at < $2 OR (g.created_at = $2 AND g.id < $3)) \
          ORDER BY g.created_at DESC, g.id DESC LIMIT $4",
     )
-    .bind(player.to_string())
+    .bind(id_text(player))
     .bind(before_time)
     .bind(before_id)
     .bind(limit)
@@ -806,7 +806,7 @@ async fn seats_of(conn: &mut AnyConnection, game: Uuid) -> Result<Vec<SeatRow>, 
         "SELECT s.seat, p.id, p.name, p.bot_level FROM game_seats s JOIN players p ON p.id = s.player_id \
          WHERE s.game_id = $1 ORDER BY s.seat",
     )
-    .bind(game.to_string())
+    .bind(id_text(game))
     .fetch_all(conn)
     .await?;
     rows.iter()
@@ -893,7 +893,7 @@ pub async fn set_due(
 ) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE games SET due_at = $1 WHERE id = $2")
         .bind(due_at)
-        .bind(id.to_string())
+        .bind(id_text(id))
         .execute(conn)
         .await?;
     Ok(())

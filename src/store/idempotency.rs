@@ -5,6 +5,8 @@
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
+use super::id_text;
+
 /// How long an answer is replayed: 24 hours, as the IETF
 /// `Idempotency-Key` draft and Stripe keep them.
 pub const TTL_MICROS: i64 = 24 * 3600 * 1_000_000;
@@ -34,7 +36,7 @@ pub async fn find(
         "SELECT request_hash, status, headers, body FROM idempotency_keys \
          WHERE player_id = $1 AND key = $2 AND created_at > $3",
     )
-    .bind(player.to_string())
+    .bind(id_text(player))
     .bind(key)
     .bind(now - TTL_MICROS)
     .fetch_optional(conn)
@@ -62,7 +64,7 @@ pub async fn insert(
     sqlx::query(
         "DELETE FROM idempotency_keys WHERE player_id = $1 AND key = $2 AND created_at <= $3",
     )
-    .bind(player.to_string())
+    .bind(id_text(player))
     .bind(key)
     .bind(now - TTL_MICROS)
     .execute(&mut *conn)
@@ -71,7 +73,7 @@ pub async fn insert(
         "INSERT INTO idempotency_keys (player_id, key, request_hash, status, headers, body, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
-    .bind(player.to_string())
+    .bind(id_text(player))
     .bind(key)
     .bind(&response.request_hash)
     .bind(i64::from(response.status))

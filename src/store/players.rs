@@ -3,7 +3,7 @@
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
-use super::now_micros;
+use super::{id_text, now_micros};
 
 /// A stored player.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,7 +19,7 @@ pub struct PlayerRow {
 /// Stores a new guest player.
 pub async fn insert(conn: &mut AnyConnection, id: Uuid, name: &str) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT INTO players (id, name, created_at) VALUES ($1, $2, $3)")
-        .bind(id.to_string())
+        .bind(id_text(id))
         .bind(name)
         .bind(now_micros())
         .execute(conn)
@@ -35,7 +35,7 @@ pub async fn insert_bot(
     level: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT INTO players (id, name, bot_level, created_at) VALUES ($1, $2, $3, $4)")
-        .bind(id.to_string())
+        .bind(id_text(id))
         .bind(name)
         .bind(level)
         .bind(now_micros())
@@ -47,7 +47,7 @@ pub async fn insert_bot(
 /// The player with `id`, if any.
 pub async fn get(conn: &mut AnyConnection, id: Uuid) -> Result<Option<PlayerRow>, sqlx::Error> {
     let row = sqlx::query("SELECT id, name, bot_level FROM players WHERE id = $1")
-        .bind(id.to_string())
+        .bind(id_text(id))
         .fetch_optional(conn)
         .await?;
     row.map(|r| player_from(&r)).transpose()
@@ -63,7 +63,7 @@ pub async fn for_external_subject(
         "INSERT INTO players (id, name, external_sub, created_at) VALUES ($1, $2, $3, $4) \
          ON CONFLICT (external_sub) DO NOTHING",
     )
-    .bind(Uuid::new_v4().to_string())
+    .bind(id_text(Uuid::new_v4()))
     .bind(name)
     .bind(subject)
     .bind(now_micros())
@@ -95,7 +95,7 @@ pub async fn token_generation(
     id: Uuid,
 ) -> Result<Option<i64>, sqlx::Error> {
     let row = sqlx::query("SELECT token_generation FROM players WHERE id = $1")
-        .bind(id.to_string())
+        .bind(id_text(id))
         .fetch_optional(conn)
         .await?;
     row.map(|r| r.try_get("token_generation")).transpose()
@@ -111,7 +111,7 @@ pub async fn next_token_generation(
         "UPDATE players SET token_generation = token_generation + 1 WHERE id = $1 \
          RETURNING token_generation",
     )
-    .bind(id.to_string())
+    .bind(id_text(id))
     .fetch_optional(conn)
     .await?;
     row.map(|r| r.try_get("token_generation")).transpose()
