@@ -781,7 +781,7 @@ pub async fn of_player(
 
 fn cursor_bounds(after: Option<Cursor>) -> (i64, String) {
     match after {
-        Some(c) => (c.created_at, c.id.to_string()),
+        Some(c) => (c.created_at, id_text(c.id)),
         // Past every row: ids are lower-case hex, so "~" sorts after all of them.
         None => (i64::MAX, "~".to_owned()),
     }

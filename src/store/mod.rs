@@ -26,7 +26,6 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Connection, SqlSafeStr};
 use sqlx_core::transaction::TransactionManager;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-
 use uuid::Uuid;
 
 use crate::config::Database;
