@@ -5,23 +5,45 @@
 //! Each of those steps copied the text until the thirteenth session's profile
 //! showed the copies at 3.6 % of a request's instructions, more with their
 //! allocations (docs/benchmarks.md, "Records shared, not copied"): a
-//! [`JsonText`] is cloned by counting one more holder instead.
+//! [`JsonText`] is cloned by counting one more holder instead. The records
+//! a game's row reads in one column are one text, each record its part of
+//! it: one copy and one allocation for them all, not one each
+//! (docs/benchmarks.md, "Records read as one text, the token's header read
+//! a word at a time").
 
 use std::fmt;
+use std::ops::Range;
 use std::sync::Arc;
 
+use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
+/// How serde_json's `RawValue` asks a serializer to write its text as it
+/// is: a struct of this name whose one field, of the same name, is the text
+/// (serde_json's own serializer and `json_write` both know it).
+pub(crate) const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
 /// One JSON value as text, without space around it, shared between its
-/// holders; written out as it is wherever it is embedded.
+/// holders; written out as it is wherever it is embedded. Several may share
+/// one text, each its own part of it: the finished records of a game read
+/// in one column are one text, not one allocation each.
 #[derive(Clone)]
-pub struct JsonText(Arc<Box<RawValue>>);
+pub struct JsonText {
+    text: Arc<str>,
+    /// Where the value is in `text`.
+    at: Range<usize>,
+}
 
 impl JsonText {
     /// The text of `raw`.
     pub fn new(raw: Box<RawValue>) -> JsonText {
-        JsonText(Arc::new(raw))
+        let text: Box<str> = raw.into();
+        let at = 0..text.len();
+        JsonText {
+            text: text.into(),
+            at,
+        }
     }
 
     /// `text`, checked to be one JSON value; space around it is dropped.
@@ -32,23 +54,41 @@ impl JsonText {
         RawValue::from_string(text).map(JsonText::new)
     }
 
-    /// `text`, not checked; debug builds, and so every test, check it all
-    /// the same (serde_json's own `debug_assert`).
+    /// A copy of `text`, not checked; debug builds, and so every test,
+    /// check it all the same.
     ///
     /// # Safety
     /// `text` must be one well-formed JSON value with no space around it:
     /// other code, serde_json's included, relies on what a `RawValue` holds.
-    pub unsafe fn from_string_unchecked(text: String) -> JsonText {
-        // SAFETY: the caller's promise is the one `from_string_unchecked` asks.
-        JsonText::new(unsafe { RawValue::from_string_unchecked(text) })
+    pub unsafe fn from_str_unchecked(text: &str) -> JsonText {
+        // SAFETY: the caller's promise is the one `part_unchecked` asks.
+        unsafe { JsonText::part_unchecked(text.into(), 0..text.len()) }
+    }
+
+    /// The part `at` of `text`, not checked, sharing `text` with the other
+    /// parts made from it; debug builds, and so every test, check it all the
+    /// same.
+    ///
+    /// # Safety
+    /// `text[at]` must be one well-formed JSON value with no space around
+    /// it, as for [`JsonText::from_str_unchecked`].
+    ///
+    /// # Panics
+    /// When `at` is not a range of `text` on character boundaries.
+    pub unsafe fn part_unchecked(text: Arc<str>, at: Range<usize>) -> JsonText {
+        let part = &text[at.clone()];
+        debug_assert!(
+            serde_json::from_str::<&RawValue>(part).is_ok_and(|value| value.get() == part),
+            "a JsonText must be well-formed JSON with no space around it: {part:?}"
+        );
+        JsonText { text, at }
     }
 
     /// The text.
     pub fn get(&self) -> &str {
-        self.0.get()
+        &self.text[self.at.clone()]
     }
 }
-
 impl AsRef<str> for JsonText {
     fn as_ref(&self) -> &str {
         self.get()
@@ -70,9 +110,12 @@ impl fmt::Debug for JsonText {
     }
 }
 
+/// Written as serde_json writes a `RawValue`: the text as it is.
 impl Serialize for JsonText {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        let mut raw = serializer.serialize_struct(RAW_VALUE, 1)?;
+        raw.serialize_field(RAW_VALUE, self.get())?;
+        raw.end()
     }
 }
 
@@ -94,6 +137,39 @@ mod tests {
         );
     }
 
+    #[test]
+    fn parts_of_one_text_are_written_out_each_as_it_is_and_share_it() {
+        let text: Arc<str> = r#"{"a":1}|[2,"x"]"#.into();
+        // SAFETY: each part is one JSON value with no space around it.
+        let (first, second) = unsafe {
+            (
+                JsonText::part_unchecked(Arc::clone(&text), 0..7),
+                JsonText::part_unchecked(Arc::clone(&text), 8..15),
+            )
+        };
+        assert_eq!((first.get(), second.get()), (r#"{"a":1}"#, r#"[2,"x"]"#));
+        assert!(std::ptr::eq(first.get(), &text[0..7]), "shared, not copied");
+        assert_eq!(
+            serde_json::to_string(&[&first, &second]).unwrap(),
+            r#"[{"a":1},[2,"x"]]"#
+        );
+        assert_eq!(
+            crate::json_write::to_string(&[&first, &second]).unwrap(),
+            r#"[{"a":1},[2,"x"]]"#
+        );
+        assert_eq!(first, JsonText::from_string(r#"{"a":1}"#.into()).unwrap());
+    }
+
+    /// A part that is not a value alone, or has space around it, stops a
+    /// test as a whole text does.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "well-formed JSON")]
+    fn in_debug_builds_a_part_that_is_not_one_json_value_stops_the_test() {
+        // SAFETY: not kept: the debug check stops the test first.
+        let _ = unsafe { JsonText::part_unchecked(r#"[1] [2]"#.into(), 0..4) };
+    }
+
     /// The tests run debug builds, where every record read back from the
     /// store is checked to be JSON after all: a text that is not would
     /// stop them.
@@ -102,7 +178,7 @@ mod tests {
     #[should_panic(expected = "well-formed JSON")]
     fn in_debug_builds_a_stored_record_that_is_not_json_stops_the_test() {
         // SAFETY: not kept: the debug check stops the test first.
-        let _ = unsafe { JsonText::from_string_unchecked(r#"{"number":1,"#.to_owned()) };
+        let _ = unsafe { JsonText::from_str_unchecked(r#"{"number":1,"#) };
     }
 
     #[test]

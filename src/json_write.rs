@@ -16,13 +16,12 @@
 use serde::Serialize;
 use serde::ser::{self, Impossible};
 
+// How serde_json's `RawValue` (and so `JsonText`) asks to be written as its
+// text.
+use crate::json_text::RAW_VALUE;
+
 type Error = serde_json::Error;
 type Result<T = ()> = std::result::Result<T, Error>;
-
-/// How serde_json's `RawValue` (and so [`crate::json_text::JsonText`])
-/// asks to be written as its text: a struct of this name, whose one field
-/// is the text.
-const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
 /// `value`'s JSON, exactly as `serde_json::to_string(value)` writes it.
 ///

@@ -54,7 +54,7 @@ impl<T> Frozen<T> {
     /// to be JSON again: that check was 11 % of the service's CPU per move
     /// (docs/benchmarks.md, "Finished records not checked again"), on text
     /// this service wrote (`store::games::stored_record`); see
-    /// [`JsonText::from_string_unchecked`] for what the text must be.
+    /// [`JsonText::from_str_unchecked`] for what the text must be.
     pub fn from_text(json: JsonText) -> Frozen<T> {
         Frozen {
             json,

@@ -1,5 +1,8 @@
 //! Game rows and their seats.
 
+use std::ops::Range;
+use std::sync::Arc;
+
 #[cfg(debug_assertions)]
 use sqlx::Column;
 use sqlx::{AnyConnection, Row};
@@ -435,10 +438,11 @@ async fn insert_records(
 }
 
 /// A finished record read back from `game_deals`, taken as the text this
-/// service wrote there. It is not checked to be JSON again: that check was
-/// 11 % of the service's CPU per move (docs/benchmarks.md, "Finished
-/// records not checked again"). Debug builds, and so every test, check it.
-fn stored_record(text: impl Into<String>) -> JsonText {
+/// service wrote there: `text[at]`, sharing `text` with the other records
+/// read with it. It is not checked to be JSON again: that check was 11 % of
+/// the service's CPU per move (docs/benchmarks.md, "Finished records not
+/// checked again"). Debug builds, and so every test, check it.
+fn stored_record(text: &Arc<str>, at: Range<usize>) -> JsonText {
     // SAFETY: `game_deals.record` is written only by `insert_records`, with
     // the texts `Rules::to_stored` takes from the game's records (serde_json's
     // own output, or text `RawValue` checked when it was read) or that
@@ -446,7 +450,7 @@ fn stored_record(text: impl Into<String>) -> JsonText {
     // without space around it. The row's statement joins them with
     // `RECORD_SEPARATOR`, which JSON text never holds unescaped, and
     // `split_records` cuts them apart there.
-    unsafe { JsonText::from_string_unchecked(text.into()) }
+    unsafe { JsonText::part_unchecked(Arc::clone(text), at) }
 }
 
 /// The records [`postgres_records`] or [`sqlite_records`] joined, as the
@@ -460,16 +464,19 @@ fn records_text(joined: &[u8]) -> Result<&str, sqlx::Error> {
         .map_err(|_| sqlx::Error::Decode("the finished records read are not UTF-8 text".into()))
 }
 
-/// The records [`postgres_records`] or [`sqlite_records`] joined, apart.
+/// The records [`postgres_records`] or [`sqlite_records`] joined, apart:
+/// copied once, together, and shared by the records, where a copy and two
+/// allocations each took 150 instructions a record.
 fn split_records(joined: &str) -> Vec<JsonText> {
+    let text: Arc<str> = joined.into();
     let mut records = Vec::new();
     let mut start = 0;
     // A separator is one byte, never inside a character of more.
     for end in memchr::memchr_iter(RECORD_SEPARATOR, joined.as_bytes()) {
-        records.push(stored_record(&joined[start..end]));
+        records.push(stored_record(&text, start..end));
         start = end + 1;
     }
-    records.push(stored_record(&joined[start..]));
+    records.push(stored_record(&text, start..joined.len()));
     records
 }
 
@@ -509,7 +516,10 @@ async fn complete(
     .fetch_all(&mut *conn)
     .await?
     .into_iter()
-    .map(stored_record)
+    .map(|record| {
+        let at = 0..record.len();
+        stored_record(&record.into(), at)
+    })
     .collect();
     if records.len() as i64 != count {
         return Err(sqlx::Error::Protocol(format!(
@@ -912,7 +922,17 @@ mod tests {
             .map(|record| record.get().to_owned())
             .collect();
         assert_eq!(apart, records);
-        assert_eq!(split_records(records[0]), [stored_record(records[0])]);
+        let split = split_records(&joined);
+        let (first, second) = (split[0].get(), split[1].get());
+        assert_eq!(
+            second.as_ptr() as usize - first.as_ptr() as usize,
+            first.len() + 1,
+            "one text shared, each record its part"
+        );
+        assert_eq!(
+            split_records(records[0]),
+            [stored_record(&records[0].into(), 0..records[0].len())]
+        );
     }
 
     /// The joined records read as the UTF-8 text they are, characters of

@@ -222,7 +222,7 @@ impl FairDeals {
         // the search found the field's own key. The same trust as the
         // finished records' text (`store::games::stored_record`); debug
         // builds check it.
-        let list = unsafe { JsonText::from_string_unchecked(list.to_owned()) };
+        let list = unsafe { JsonText::from_str_unchecked(list) };
         fair.begun = Frozen::from_text(list);
         Ok(fair)
     }
