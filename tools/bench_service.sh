@@ -5,6 +5,7 @@
 #
 #   tools/bench_service.sh                       # 16 clients, 3 x 20 s rounds, both backends
 #   tools/bench_service.sh --seconds 2 --rounds 1 --warmup 1   # a smoke run
+#   tools/bench_service.sh --backends postgres --floor        # and the floor server, with wrk
 #
 # Needs pgbench and psql, and a Postgres server in TEST_DATABASE_URL (default
 # postgres://postgres@127.0.0.1:5432/postgres, trust auth); the bench creates
@@ -14,5 +15,5 @@ cd "$(dirname "$0")/.."
 # The same release build as deploy/Dockerfile and tests/proxy/run.sh; the load
 # generator is an example, so it adds nothing to the server's dependencies.
 cargo build --release --locked
-cargo build --release --locked --example loadgen
+cargo build --release --locked --example loadgen --example floor
 exec python3 tools/bench_service.py "$@"
