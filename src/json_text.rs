@@ -89,6 +89,7 @@ impl JsonText {
         &self.text[self.at.clone()]
     }
 }
+
 impl AsRef<str> for JsonText {
     fn as_ref(&self) -> &str {
         self.get()
