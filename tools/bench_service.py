@@ -11,18 +11,18 @@ warms up with the load generator (examples/loadgen.rs), then alternates rounds:
   service reads   loadgen --reads, GET view only
   pgbench reads   tools/pgbench/view.sql
 
+and prints the medians side by side with ratios, and the CPU time of the
+service (/proc/<pid>/stat), of Postgres (the sum over the backends connected
+to the bench database, sampled from /proc while the round runs) and of the
+client (its rusage). pgbench plays the same game rows the load generator
+left: each client one game, picked once by client id.
+
 With --floor (Postgres), each round also runs the floor server
 (examples/floor.rs: the service's HTTP server, store and allocator with no
 game in it) under wrk at a move's pace (tools/floor_move.lua, WORK rows per
 statement, FLOOR_WORK, default 4000): what the service's CPU per move cannot
 go below on this machine, measured in the same run, and the service's CPU
 per move as a multiple of it.
-
-and prints the medians side by side with ratios, and the CPU time of the
-service (/proc/<pid>/stat), of Postgres (the sum over the backends connected
-to the bench database, sampled from /proc while the round runs) and of the
-client (its rusage). pgbench plays the same game rows the load generator
-left: each client one game, picked once by client id.
 
 Everything listens on 127.0.0.1 and is stopped and removed on exit.
 """
