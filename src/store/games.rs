@@ -653,8 +653,8 @@ pub async fn load_for(
         && backend == Backend::Postgres
         && row.try_get::<Option<i64>, _>(column::SNAPSHOT_VERSION)? != Some(game.version);
     let deals_stored: Option<i64> = row.try_get(column::DEALS_STORED)?;
-    // Borrowed from the row: each record is copied out of it once, by
-    // `complete`, not the whole joined text first.
+    // Borrowed from the row: `complete` copies the joined text out of it
+    // once, and the records share that copy.
     let records = if waited {
         None
     } else {
