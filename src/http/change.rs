@@ -436,7 +436,11 @@ fn event_row(event: &Event, version: i64, player: Option<Uuid>, actor: Option<&s
         player_id: player,
         seat: event.seat,
         kind: event.kind.to_owned(),
-        payload: event.payload.to_string(),
+        // Written into a buffer, as `to_string` does: `Display` writes the
+        // same text through a formatter, one small piece at a time, and
+        // took two and a half times the instructions (docs/benchmarks.md,
+        // twenty-third session).
+        payload: serde_json::to_string(&event.payload).expect("a JSON value always serialises"),
         created_at: 0,
         actor: actor.map(str::to_owned),
     }
