@@ -166,8 +166,8 @@ pub async fn remember(
 }
 
 /// The game's ETag: its version, quoted. Written digit by digit, not with
-/// `format!`, whose machinery took nearly five times the instructions on every
-/// answer with a game (docs/benchmarks.md, twenty-third session).
+/// `format!`, whose machinery took nearly five times the instructions, on
+/// every answer with a game (docs/benchmarks.md, twenty-third session).
 pub fn etag(version: i64) -> String {
     let mut digits = itoa::Buffer::new();
     let digits = digits.format(version);

@@ -113,7 +113,8 @@ pub(super) fn payload(game: Uuid, version: i64, due_at: Option<i64>) -> String {
     // Written piece by piece, not with `format!`, whose machinery took
     // four times the instructions on every change (docs/benchmarks.md,
     // twenty-third session).
-    let mut payload = String::with_capacity(uuid::fmt::Hyphenated::LENGTH + 2 * 21);
+    // The id, then two colons, each before a number of at most 20 characters.
+    let mut payload = String::with_capacity(uuid::fmt::Hyphenated::LENGTH + 2 * (1 + 20));
     payload.push_str(game.hyphenated().encode_lower(&mut Uuid::encode_buffer()));
     payload.push(':');
     payload.push_str(itoa::Buffer::new().format(version));
