@@ -2,6 +2,9 @@
 //! path, which holds ids) and status, latency histograms, the database pool,
 //! and accepted moves by game.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::future::{Ready, ready};
 use std::rc::Rc;
 use std::time::Instant;
@@ -194,20 +197,14 @@ impl Metrics {
         }
     }
 
-    fn observe(&self, method: &'static str, route: String, status: u16, seconds: f64) {
-        self.latency
-            .get_or_create(&RouteLabels {
-                method,
-                route: route.clone(),
-            })
-            .observe(seconds);
-        self.requests
-            .get_or_create(&RequestLabels {
-                method,
-                route,
-                status,
-            })
-            .inc();
+    /// The request counter and latency histogram of `labels`, made if
+    /// new: handles on the families' own, which share their counts.
+    fn request_handles(&self, labels: &RequestLabels) -> RequestHandles {
+        let latency = self.latency.get_or_create_owned(&RouteLabels {
+            method: labels.method,
+            route: labels.route.clone(),
+        });
+        (self.requests.get_or_create_owned(labels), latency)
     }
 }
 
@@ -279,14 +276,24 @@ where
         ready(Ok(RequestMetricsService {
             service: Rc::new(service),
             metrics: std::sync::Arc::clone(&self.0),
+            handles: Rc::default(),
         }))
     }
 }
+
+/// A request counter and its route's latency histogram.
+type RequestHandles = (Counter, Histogram);
 
 /// The service [`RequestMetrics`] wraps around the app.
 pub struct RequestMetricsService<S> {
     service: Rc<S>,
     metrics: std::sync::Arc<Metrics>,
+    /// This worker's handles on the families' metrics, by label set: a
+    /// request's are found with one foldhash lookup, where the families
+    /// take a lock and hash with SipHash, twice a request (1,000
+    /// instructions; docs/benchmarks.md, twenty-third session). As many as
+    /// the families hold, whose label sets are bounded.
+    handles: Rc<RefCell<HashMap<RequestLabels, RequestHandles, foldhash::fast::RandomState>>>,
 }
 
 impl<S, B> Service<ServiceRequest> for RequestMetricsService<S>
@@ -303,14 +310,27 @@ where
     fn call(&self, req: ServiceRequest) -> Self::Future {
         let started = Instant::now();
         let counted = std::sync::Arc::clone(&self.metrics);
+        let handles = Rc::clone(&self.handles);
         let method = method_label(req.method());
         let service = Rc::clone(&self.service);
         Box::pin(async move {
             let response = service.call(req).await?;
-            let request = response.request();
-            let route = route_of(request);
-            let status = response.response().status().as_u16();
-            counted.observe(method, route, status, started.elapsed().as_secs_f64());
+            let labels = RequestLabels {
+                method,
+                route: route_of(response.request()),
+                status: response.response().status().as_u16(),
+            };
+            let seconds = started.elapsed().as_secs_f64();
+            let mut handles = handles.borrow_mut();
+            let (requests, latency) = match handles.entry(labels) {
+                Entry::Occupied(found) => found.into_mut(),
+                Entry::Vacant(new) => {
+                    let made = counted.request_handles(new.key());
+                    new.insert(made)
+                }
+            };
+            requests.inc();
+            latency.observe(seconds);
             Ok(response)
         })
     }

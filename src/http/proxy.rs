@@ -286,6 +286,8 @@ mod tests {
             for counted in [
                 r#"kaarttafel_http_requests_total{method="GET",route="/v1/games/{id}",status="204"} 2"#,
                 r#"kaarttafel_http_requests_total{method="GET",route="unmatched",status="404"} 1"#,
+                r#"kaarttafel_http_request_duration_seconds_count{method="GET",route="/v1/games/{id}"} 2"#,
+                r#"kaarttafel_http_request_duration_seconds_count{method="GET",route="unmatched"} 1"#,
             ] {
                 assert!(text.contains(counted), "{level}: {counted} in {text}");
             }
