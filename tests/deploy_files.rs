@@ -29,13 +29,37 @@ fn unit_value<'a>(unit: &'a str, key: &str) -> Option<&'a str> {
 /// The service's default grace after SIGTERM (SHUTDOWN_TIMEOUT), seconds.
 const SHUTDOWN_TIMEOUT: u64 = 30;
 
+/// The end-to-end checks of `.ci/run` that build the release binary.
+const RELEASE_CHECKS: [&str; 7] = [
+    "proxy",
+    "instances",
+    "faults",
+    "fuzz",
+    "fairness",
+    "client",
+    "browser",
+];
+
 #[test]
 fn the_image_is_built_exactly_as_ci_builds() {
     let dockerfile = read("deploy/Dockerfile");
     let builds: Vec<&str> = lines(&dockerfile)
-        .filter(|line| line.contains("cargo build"))
+        .filter(|line| line.contains("cargo build") || line.contains("release_build"))
         .collect();
-    assert_eq!(builds, ["RUN cargo build --release --locked"]);
+    assert_eq!(builds, ["RUN tools/release_build.sh"]);
+    for check in RELEASE_CHECKS {
+        let script = read(&format!("tests/{check}/run.sh"));
+        let builds: Vec<&str> = lines(&script)
+            .filter(|line| line.contains("cargo build") || line.contains("release_build"))
+            .collect();
+        assert!(
+            !builds.is_empty()
+                && builds
+                    .iter()
+                    .all(|line| line.ends_with("tools/release_build.sh")),
+            "tests/{check}/run.sh must build the release binary as the image does: {builds:?}"
+        );
+    }
     let instructions: Vec<&str> = lines(&dockerfile).collect();
     for expected in ["EXPOSE 8080", "STOPSIGNAL SIGTERM"] {
         assert!(
@@ -66,6 +90,45 @@ fn the_image_is_built_exactly_as_ci_builds() {
         2,
         "a build stage and a runtime stage"
     );
+}
+
+#[test]
+fn the_release_build_is_the_locked_release_build_with_the_committed_profile() {
+    let wrapper = read("tools/release_build.sh");
+    let commands: Vec<&str> = lines(&wrapper)
+        .filter(|line| line.contains("cargo build"))
+        .collect();
+    assert_eq!(
+        commands,
+        [r#"RUSTFLAGS="${flags# }" exec cargo build --release --locked "$@""#]
+    );
+    assert!(wrapper.contains(r#"flags="$flags -Cprofile-use=$profile""#));
+    assert!(wrapper.contains("profile=$root/deploy/pgo/kaarttafel.profdata"));
+    // An indexed LLVM profile (its magic number), not a raw one or a
+    // pointer to a file stored elsewhere.
+    let profile =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/pgo/kaarttafel.profdata"))
+            .expect("deploy/pgo/kaarttafel.profdata");
+    assert!(
+        profile.starts_with(b"\xfflprofi\x81"),
+        "not an indexed LLVM profile"
+    );
+    // The wrapper compares it with rustc's LLVM, as a number.
+    read("deploy/pgo/llvm-major")
+        .trim()
+        .parse::<u32>()
+        .expect("deploy/pgo/llvm-major: LLVM's major version");
+    // The image's build context keeps what the build reads.
+    let dockerignore = read("deploy/Dockerfile.dockerignore");
+    let ignored: Vec<&str> = lines(&dockerignore).collect();
+    for needed in ["tools", "deploy", "deploy/pgo"] {
+        assert!(
+            !ignored
+                .iter()
+                .any(|l| l.trim_end_matches('/') == needed || *l == "*"),
+            "deploy/Dockerfile.dockerignore leaves out {needed}"
+        );
+    }
 }
 
 #[test]

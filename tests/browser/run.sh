@@ -29,7 +29,7 @@ fi
 )
 
 # The same build as deploy/Dockerfile; a no-op when the binary is current.
-cargo build --release --locked
+tools/release_build.sh
 binary="${CARGO_TARGET_DIR:-target}/release/kaarttafel"
 
 work=$(mktemp -d)

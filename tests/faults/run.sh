@@ -32,7 +32,7 @@ trap cleanup EXIT
 if [ -n "${FAULTS_BINARY:-}" ]; then
     binary=$(realpath "$FAULTS_BINARY")
 else
-    cargo build --release --locked
+    tools/release_build.sh
     binary=$(pwd)/target/release/kaarttafel
 fi
 

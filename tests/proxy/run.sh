@@ -19,7 +19,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The same build command as deploy/Dockerfile.
-cargo build --release --locked
+tools/release_build.sh
 binary=target/release/kaarttafel
 
 database="kt_proxy_$(date +%s)_$$"
