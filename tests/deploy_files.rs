@@ -100,10 +100,20 @@ fn the_release_build_is_the_locked_release_build_with_the_committed_profile() {
         .collect();
     assert_eq!(
         commands,
-        [r#"RUSTFLAGS="${flags# }" exec cargo build --release --locked "$@""#]
+        [r#"RUSTFLAGS="${flags# }" cargo build --release --locked --bins --examples"#]
     );
     assert!(wrapper.contains(r#"flags="$flags -Cprofile-use=$profile""#));
     assert!(wrapper.contains("profile=$root/deploy/pgo/kaarttafel.profdata"));
+    // tools/pgo.sh trains a build of the same targets: the profile's names
+    // for functions are their symbols, which depend on them.
+    let training: Vec<String> = lines(&read("tools/pgo.sh"))
+        .filter(|line| line.contains("cargo build"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        training,
+        ["cargo build --release --locked --target-dir target/pgo --bins --examples"]
+    );
     // An indexed LLVM profile (its magic number), not a raw one or a
     // pointer to a file stored elsewhere.
     let profile =

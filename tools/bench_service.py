@@ -336,7 +336,7 @@ def main():
     args = p.parse_args()
     if args.floor and not (shutil.which("wrk") and os.access(FLOOR, os.X_OK)):
         sys.exit(f"--floor needs wrk and the floor server at {FLOOR} "
-                 "(tools/release_build.sh --example floor, or FLOOR_BIN)")
+                 "(tools/release_build.sh, or FLOOR_BIN)")
     server_url = os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     work = tempfile.mkdtemp(prefix="kt-bench-")
     print(f"load average at start: {open('/proc/loadavg').read().strip()}", file=sys.stderr)

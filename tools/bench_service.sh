@@ -14,5 +14,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # The same release build as deploy/Dockerfile and tests/proxy/run.sh; the load
 # generator is an example, so it adds nothing to the server's dependencies.
-tools/release_build.sh --bin kaarttafel --example loadgen --example floor
+tools/release_build.sh
 exec python3 tools/bench_service.py "$@"

@@ -15,7 +15,7 @@
 #    a real move's pace (4,000-5,000 requests/s). Compare its CPU per move
 #    with tools/cpu_per_request.sh's per request times two.
 #
-#   tools/release_build.sh --example floor
+#   tools/release_build.sh
 #   tools/cpu_floor.sh target/release/kaarttafel
 #
 # FLOOR_BIN: the floor server (default target/release/examples/floor; the
@@ -55,7 +55,7 @@ for path in /healthz /readyz; do
 done
 stop_server
 if [ ! -x "$floor" ]; then
-    echo "no floor server at $floor (tools/release_build.sh --example floor): its part left out" >&2
+    echo "no floor server at $floor (tools/release_build.sh): its part left out" >&2
     exit 0
 fi
 for work in ${FLOOR_WORK:-0 4000}; do

@@ -50,8 +50,10 @@ trap cleanup EXIT
 # -Cprofile-generate's folder (one that stays put, so that the flags, and
 # with them the build, stay the same from one run to the next). The
 # server's go where LLVM_PROFILE_FILE says.
+# The same targets as tools/release_build.sh builds: the symbols, and so
+# the profile's names for functions, depend on them (see its header).
 RUSTFLAGS="-Cprofile-generate=$root/target/pgo/build-scripts" \
-    cargo build --release --locked --target-dir target/pgo --bin kaarttafel --example loadgen
+    cargo build --release --locked --target-dir target/pgo --bins --examples
 bin=target/pgo/release/kaarttafel
 loadgen=target/pgo/release/examples/loadgen
 

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The release build: `cargo build --release --locked`, optimised with the
-# profile in deploy/pgo/ (profile-guided optimisation, docs/pgo.md).
-# deploy/Dockerfile, .ci/run's end-to-end checks and the benchmark tools all
-# build this way, so the binary measured and tested is the one deployed.
-# Arguments go to cargo:
-#
-#   tools/release_build.sh                                   # the server (and tools)
-#   tools/release_build.sh --bin kaarttafel --example loadgen --example floor
+# The release build: `cargo build --release --locked --bins --examples`,
+# optimised with the profile in deploy/pgo/ (profile-guided optimisation,
+# docs/pgo.md). deploy/Dockerfile, .ci/run's end-to-end checks and the
+# benchmark tools all build this way, so the binary measured and tested is
+# the one deployed. It takes no arguments: it always builds the same
+# targets, the server, the tournament and the examples (the load generator
+# and the floor server), because the profile finds each function by its
+# symbol, whose hash covers the features of every dependency, and building
+# an example brings in the dev-dependencies, which turn on more features of
+# some shared ones (futures-util, smallvec, zerocopy, ...). A server built
+# without the examples has other hashes than the one tools/pgo.sh trained,
+# and gets nothing from the profile.
 #
 # A rustc whose LLVM is older than the one that wrote the profile cannot read
 # it: the build then goes ahead without it, and says so (the binary is the
@@ -14,6 +18,10 @@
 # a comparison. Either way the flags differ from a profiled build's, so cargo
 # rebuilds everything; so does a plain `cargo build --release` after this.
 set -euo pipefail
+if [ $# -gt 0 ]; then
+    echo "tools/release_build.sh takes no arguments: it always builds the same targets (see its header)" >&2
+    exit 2
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 profile=$root/deploy/pgo/kaarttafel.profdata
 written_by=$(cat "$root/deploy/pgo/llvm-major")
@@ -26,4 +34,25 @@ elif [ -z "$ours" ] || [ "$ours" -lt "$written_by" ]; then
 else
     flags="$flags -Cprofile-use=$profile"
 fi
-RUSTFLAGS="${flags# }" exec cargo build --release --locked "$@"
+RUSTFLAGS="${flags# }" cargo build --release --locked --bins --examples
+[[ $flags == *profile-use* ]] || exit 0
+
+# Whether the server's symbols are the ones the profile names. A build whose
+# dependencies' features or versions differ from the profile's has other
+# hashes in every symbol and finds none of them; a build of the sources the
+# profile was written from finds about 70 % (the rest are inlined wherever
+# they are called, and have no symbol of their own). PGO_REQUIRE_MATCH=1,
+# as .ci/run sets it, makes a build that finds fewer than a third fail.
+binary=${CARGO_TARGET_DIR:-$root/target}/release/kaarttafel
+if ! command -v nm >/dev/null; then
+    echo "no nm (binutils): the build's symbols are not compared with the profile's" >&2
+    exit 0
+fi
+named=$(grep -ao '_ZN10kaarttafel[[:alnum:]_$.]*17h[0-9a-f]\{16\}E' "$profile" | sort -u)
+found=$(comm -12 <(printf '%s\n' "$named") <(nm "$binary" | awk '{print $3}' | sort -u) | grep -c . || true)
+total=$(printf '%s\n' "$named" | grep -c . || true)
+echo "the profile names $total of the server's functions; this build has $found of them" >&2
+if [ $((found * 3)) -lt "$total" ]; then
+    echo "the profile does not match this build (other dependencies or features): write it again with tools/pgo.sh (docs/pgo.md)" >&2
+    [ -z "${PGO_REQUIRE_MATCH:-}" ] || exit 1
+fi
