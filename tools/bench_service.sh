@@ -12,7 +12,7 @@
 # and drops a database of its own there. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The same release build as deploy/Dockerfile and tests/proxy/run.sh; the load
-# generator is an example, so it adds nothing to the server's dependencies.
+# The same release build as deploy/Dockerfile and tests/proxy/run.sh, which
+# builds the load generator and the floor server too (the examples).
 tools/release_build.sh
 exec python3 tools/bench_service.py "$@"
