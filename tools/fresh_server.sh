@@ -1,9 +1,10 @@
 # Sourced by the tools that measure one server (cpu_per_request.sh,
-# cpu_floor.sh, instructions_per_request.sh).
+# cpu_floor.sh, instructions_per_request.sh) and by pgo.sh.
 #
 # start_server BIN [WRAPPER...] starts BIN (under WRAPPER, if given: say
 # valgrind and its options) on a fresh database of the Postgres server in
-# TEST_DATABASE_URL (default the local one), on a free port of 127.0.0.1,
+# TEST_DATABASE_URL (default the local one), or on SERVER_DATABASE_URL
+# instead when that is set (an SQLite file, say), on a free port of 127.0.0.1,
 # with its output in $server_log (default /dev/null), and returns once it
 # answers /readyz. It sets `server` (the pid) and `port`. stop_server stops
 # it and drops the database; call it from the caller's EXIT trap.
@@ -16,9 +17,9 @@ db=kt_tool_$$
 start_server() {
     local bin=$1
     shift
-    psql "$admin" -qc "CREATE DATABASE $db" >/dev/null
+    [ -n "${SERVER_DATABASE_URL:-}" ] || psql "$admin" -qc "CREATE DATABASE $db" >/dev/null
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    DATABASE_URL="${admin%/*}/$db" PORT=$port RUST_LOG=${SERVER_RUST_LOG:-warn} RATE_LIMITS=off \
+    DATABASE_URL="${SERVER_DATABASE_URL:-${admin%/*}/$db}" PORT=$port RUST_LOG=${SERVER_RUST_LOG:-warn} RATE_LIMITS=off \
         "$@" "$bin" >"${server_log:-/dev/null}" 2>&1 &
     server=$!
     for _ in $(seq 120); do

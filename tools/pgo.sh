@@ -16,7 +16,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 seconds=${TRAIN_SECONDS:-20}
 
 major=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
@@ -36,15 +35,8 @@ if [ -z "$profdata" ]; then
 fi
 
 work=$(mktemp -d)
-server=""
-database=kt_pgo_$$
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null || true
-    psql "$admin" -q -c "SET client_min_messages = warning" \
-        -c "DROP DATABASE IF EXISTS $database WITH (FORCE)" >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. "$root/tools/fresh_server.sh"
+trap 'stop_server; rm -rf "$work"' EXIT
 
 # Build scripts run while cargo builds and count too: their files go to
 # -Cprofile-generate's folder (one that stays put, so that the flags, and
@@ -57,32 +49,22 @@ RUSTFLAGS="-Cprofile-generate=$root/target/pgo/build-scripts" \
 bin=target/pgo/release/kaarttafel
 loadgen=target/pgo/release/examples/loadgen
 
-# One backend's training: the server started on DATABASE_URL=$1, three kinds
-# of play, then stopped with SIGTERM, as an instance is (the counters are
-# written when it exits).
+# One backend's training (tools/fresh_server.sh's server: a fresh Postgres
+# database, or SERVER_DATABASE_URL): three kinds of play, then the server
+# stopped with SIGTERM, as an instance is (the counters are written when it
+# exits).
 train() {
-    local port
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    LLVM_PROFILE_FILE="$work/server-%m.profraw" DATABASE_URL=$1 PORT=$port RUST_LOG=warn \
-        RATE_LIMITS=off "$bin" >"$work/server.log" 2>&1 &
-    server=$!
-    for _ in $(seq 120); do
-        curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
-        sleep 0.5
-    done
+    start_server "$bin" env LLVM_PROFILE_FILE="$work/server-%m.profraw"
     local url=http://127.0.0.1:$port
     LLVM_PROFILE_FILE=$work/loadgen-%p.profraw "$loadgen" --url "$url" --tables 16 --seconds "$seconds" --deals 16 >/dev/null
     LLVM_PROFILE_FILE=$work/loadgen-%p.profraw "$loadgen" --url "$url" --tables 16 --seconds 5 --deals 16 --reads >/dev/null
     LLVM_PROFILE_FILE=$work/loadgen-%p.profraw "$loadgen" --url "$url" --tables 8 --seconds 10 --game potverteren >/dev/null
-    kill -TERM "$server"
-    wait "$server"
-    server=""
+    stop_server
 }
 
-psql "$admin" -qc "CREATE DATABASE $database"
-train "${admin%/*}/$database"
+train
 mkdir "$work/sqlite"
-train "sqlite:$work/sqlite/pgo.db"
+SERVER_DATABASE_URL="sqlite:$work/sqlite/pgo.db" train
 
 # Sparse: a function the training never ran keeps no entry, so it is
 # optimised as without a profile rather than as cold code.
