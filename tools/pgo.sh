@@ -35,6 +35,10 @@ if [ -z "$profdata" ]; then
 fi
 
 work=$(mktemp -d)
+# The server logs at info, as an instance does by default: every request
+# writes its line, and that code is trained with the rest (the benchmarks
+# measure at warn; docs/pgo.md).
+SERVER_RUST_LOG=info
 . "$root/tools/fresh_server.sh"
 trap 'stop_server; rm -rf "$work"' EXIT
 
