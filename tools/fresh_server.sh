@@ -49,3 +49,10 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 
 # The same, as user and system time: two numbers.
 cpu_split() { awk '{print $14, $15}' "/proc/$server/stat"; }
+
+# The server's context switches so far over its threads, voluntary (it
+# waited) and involuntary (it was put off its core): two numbers.
+switches() {
+    cat /proc/"$server"/task/*/status 2>/dev/null |
+        awk '/^voluntary_ctxt_switches/ {v += $2} /^nonvoluntary_ctxt_switches/ {n += $2} END {print v + 0, n + 0}'
+}
