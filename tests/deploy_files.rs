@@ -100,9 +100,14 @@ fn the_release_build_is_the_locked_release_build_with_the_committed_profile() {
         .collect();
     assert_eq!(
         commands,
-        [r#"RUSTFLAGS="${flags# }" cargo build --release --locked --bins --examples"#]
+        [
+            r#"RUSTFLAGS="${flags# }" cargo build --release --locked --bins --examples 2>&1 | tee "$log" >&2"#
+        ]
     );
     assert!(wrapper.contains(r#"flags="$flags -Cprofile-use=$profile""#));
+    // It counts the functions whose code changed since the profile was
+    // written, by rustc's warning for each.
+    assert!(wrapper.contains("hash mismatch) _ZN10kaarttafel"));
     assert!(wrapper.contains("profile=$root/deploy/pgo/kaarttafel.profdata"));
     // tools/pgo.sh trains a build of the same targets: the profile's names
     // for functions are their symbols, which depend on them.
