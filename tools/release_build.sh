@@ -56,10 +56,12 @@ if ! command -v nm >/dev/null; then
     echo "no nm (binutils): the build's symbols are not compared with the profile's" >&2
     exit 0
 fi
-named=$(grep -ao '_ZN10kaarttafel[[:alnum:]_$.]*17h[0-9a-f]\{16\}E' "$profile" | sort -u)
+# A function of our crate, by its symbol (legacy mangling: path, then hash).
+symbol='_ZN10kaarttafel[[:alnum:]_$.]*17h[0-9a-f]\{16\}E'
+named=$(grep -ao "$symbol" "$profile" | sort -u)
 have=$(comm -12 <(printf '%s\n' "$named") <(nm "$binary" | awk '{print $3}' | sort -u))
 found=$(printf '%s\n' "$have" | grep -c . || true)
-stale=$(grep -o 'hash mismatch) _ZN10kaarttafel[[:alnum:]_$.]*17h[0-9a-f]\{16\}E' "$log" |
+stale=$(grep -o "hash mismatch) $symbol" "$log" |
     sed 's/.* //' | sort -u | comm -12 - <(printf '%s\n' "$have") | grep -c . || true)
 total=$(printf '%s\n' "$named" | grep -c . || true)
 echo "the profile names $total of the server's functions; this build has $found of them, $stale changed since the profile was written" >&2
