@@ -842,6 +842,10 @@ fn only_the_host_may_end_the_table_and_not_after_a_bid() {
 
 // ---------------------------------------------------------------- lot variant
 
+/// A named deviation from the seed text, chosen on purpose (RULES.md, docs/
+/// potverteren.md): in the seed's lot variant the previous pothouder points
+/// out the next one; here the pothouder is drawn by lot among all seats,
+/// every round.
 #[test]
 fn in_the_lot_variant_the_pothouder_is_drawn_by_lot_every_round_and_deals() {
     let (mut table, mut rng) = lot_table(5, 3, false);

@@ -118,6 +118,16 @@ async fn options_out_of_range_are_422_naming_the_option(db: Db) {
         ("potverteren", json!({"seats": 4}), "seats"),
         ("potverteren", json!({"seats": 11}), "seats"),
         ("potverteren", json!({"variant": "dice"}), "variant"),
+        (
+            "potverteren",
+            json!({"starting_chips": -1}),
+            "starting_chips",
+        ),
+        (
+            "potverteren",
+            json!({"starting_chips": 1_000_001}),
+            "starting_chips",
+        ),
     ] {
         let answer = app
             .send(
