@@ -724,6 +724,48 @@ fn the_match_ends_after_its_deals_with_the_higher_total_winning_or_a_draw() {
 }
 
 #[test]
+fn moves_with_fields_they_do_not_have_are_refused() {
+    for (json, message) in [
+        (
+            r#"{"type":"deal","card":"7C"}"#,
+            "`deal` has no field `card`",
+        ),
+        (
+            r#"{"type":"take_back","seat":1}"#,
+            "`take_back` has no field `seat`",
+        ),
+        (
+            r#"{"type":"end_review","suit":"H"}"#,
+            "`end_review` has no field `suit`",
+        ),
+        (
+            r#"{"type":"play","card":"7C","suit":"H"}"#,
+            "`play` has no field `suit`",
+        ),
+        (
+            r#"{"type":"choose_trump","suit":"H","seat":0}"#,
+            "`choose_trump` has no field `seat`",
+        ),
+        (
+            r#"{"type":"report_revoke","card":"7C","seat":1}"#,
+            "`report_revoke` has no field `card`",
+        ),
+        (
+            r#"{"type":"report_revoke"}"#,
+            "`report_revoke` needs a `seat`",
+        ),
+        (
+            r#"{"type":"choose_trump"}"#,
+            "`choose_trump` needs a `suit`",
+        ),
+        (r#"{"type":"deal","amount":1}"#, "unknown field `amount`"),
+    ] {
+        let error = serde_json::from_str::<Move>(json).unwrap_err().to_string();
+        assert!(error.contains(message), "{json}: {error}");
+    }
+}
+
+#[test]
 fn moves_read_and_write_the_api_json() {
     let cases = [
         (Move::Deal, r#"{"type":"deal"}"#),

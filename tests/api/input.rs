@@ -79,6 +79,40 @@ async fn bad_bodies_are_problems_and_change_nothing(db: Db) {
     assert_eq!(app.view(&id, &players[0]).await, before, "nothing changed");
 }
 
+async fn a_move_with_a_field_it_does_not_have_is_422_and_changes_nothing(db: Db) {
+    let app = TestApp::spawn(db).await;
+    // A move without fields of its own, by the seat whose move it is.
+    for (game, seats, seat, kind) in [
+        ("klaverjassen", 4, 3, "deal"),
+        ("potverteren", 5, 0, "pass"),
+    ] {
+        let (id, players) = app.full_table(game, json!({}), seats).await;
+        let before = app.view(&id, &players[seat]).await;
+        for (field, value) in [
+            ("card", json!("7C")),
+            ("seat", json!(1)),
+            ("amount", json!(1)),
+        ] {
+            let mut mv = json!({"type": kind});
+            mv[field] = value;
+            let answer = app.play(&id, &players[seat], mv.clone()).await;
+            assert_eq!(
+                (answer.status, answer.code()),
+                (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+                "{game} {mv}: {}",
+                answer.body
+            );
+        }
+        assert_eq!(
+            app.view(&id, &players[seat]).await,
+            before,
+            "{game}: nothing changed"
+        );
+        let answer = app.play(&id, &players[seat], json!({"type": kind})).await;
+        assert_eq!(answer.status, StatusCode::OK, "{game}: {}", answer.body);
+    }
+}
+
 async fn unknown_and_malformed_ids_are_404(db: Db) {
     let app = TestApp::spawn(db).await;
     let player = app.player("P").await;
@@ -397,6 +431,7 @@ on_both_databases!(
     a_known_path_with_another_method_is_405_with_allow,
     a_made_up_method_is_405_and_counted_as_other,
     bad_bodies_are_problems_and_change_nothing,
+    a_move_with_a_field_it_does_not_have_is_422_and_changes_nothing,
     unknown_and_malformed_ids_are_404,
     options_out_of_range_are_422_naming_the_option,
     player_names_are_checked,

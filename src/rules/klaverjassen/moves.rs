@@ -8,8 +8,9 @@ use crate::rules::Seat;
 use crate::rules::cards::{Card, Suit};
 
 /// A move, tagged by `type` as the API writes it: `{"type":"play","card":"7C"}`.
+/// Reading refuses any field the move does not have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "RawMove")]
 #[schema(as = KlaverjassenMove)]
 pub enum Move {
     /// The dealer deals the cards (3-2-3).
@@ -33,6 +34,71 @@ pub enum Move {
     },
     /// Club mode: say one is done with the review of the deal.
     EndReview,
+}
+
+/// A move as read, before it is checked to carry exactly its own fields:
+/// serde's `deny_unknown_fields` does not reach the unit variants of an
+/// internally tagged enum, so `{"type": "deal", "card": "7C"}` would pass.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMove {
+    #[serde(rename = "type")]
+    kind: MoveKind,
+    suit: Option<Suit>,
+    card: Option<Card>,
+    seat: Option<Seat>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum MoveKind {
+    Deal,
+    ChooseTrump,
+    Play,
+    TakeBack,
+    ReportRevoke,
+    EndReview,
+}
+
+impl TryFrom<RawMove> for Move {
+    type Error = String;
+
+    fn try_from(raw: RawMove) -> Result<Move, Self::Error> {
+        let (name, field) = match raw.kind {
+            MoveKind::Deal => ("deal", None),
+            MoveKind::ChooseTrump => ("choose_trump", Some("suit")),
+            MoveKind::Play => ("play", Some("card")),
+            MoveKind::TakeBack => ("take_back", None),
+            MoveKind::ReportRevoke => ("report_revoke", Some("seat")),
+            MoveKind::EndReview => ("end_review", None),
+        };
+        let present = [
+            ("suit", raw.suit.is_some()),
+            ("card", raw.card.is_some()),
+            ("seat", raw.seat.is_some()),
+        ];
+        if let Some((extra, _)) = present
+            .iter()
+            .find(|(other, there)| *there && Some(*other) != field)
+        {
+            return Err(format!("`{name}` has no field `{extra}`"));
+        }
+        let missing = || format!("`{name}` needs a `{}`", field.unwrap_or_default());
+        Ok(match raw.kind {
+            MoveKind::Deal => Move::Deal,
+            MoveKind::ChooseTrump => Move::ChooseTrump {
+                suit: raw.suit.ok_or_else(missing)?,
+            },
+            MoveKind::Play => Move::Play {
+                card: raw.card.ok_or_else(missing)?,
+            },
+            MoveKind::TakeBack => Move::TakeBack,
+            MoveKind::ReportRevoke => Move::ReportRevoke {
+                seat: raw.seat.ok_or_else(missing)?,
+            },
+            MoveKind::EndReview => Move::EndReview,
+        })
+    }
 }
 
 /// Why a move was refused; the state is unchanged.
