@@ -614,6 +614,13 @@ pub fn refusal(game: &Game, caller: Uuid, error: GameError) -> ApiError {
             code: code @ "already_corrected",
             ..
         } => ApiError::Conflict { code, detail },
+        // A move only the host may make (`end_table`): not a broken rule of
+        // play but a caller who is not allowed, 403 as for the host's other
+        // actions.
+        GameError::Rules {
+            code: code @ "forbidden",
+            ..
+        } => ApiError::Forbidden { code, detail },
         GameError::Rules { code, .. } => ApiError::MoveRefused {
             code,
             detail,

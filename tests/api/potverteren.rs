@@ -154,11 +154,12 @@ async fn only_the_host_may_end_the_table(db: Db) {
         .play(&id, &players[1], json!({"type": "end_table"}))
         .await;
     assert_eq!(
-        answer.status,
-        StatusCode::UNPROCESSABLE_ENTITY,
+        (answer.status, answer.code()),
+        (StatusCode::FORBIDDEN, "forbidden"),
         "{}",
         answer.body
     );
+    assert_eq!(answer.body.get("legal_moves"), None, "a 403 lists no moves");
     let answer = app
         .play(&id, &players[0], json!({"type": "end_table"}))
         .await;
