@@ -610,7 +610,11 @@ pub fn seat_move(
     let (seat, committed) = game.play_for(seat, mv, &mut system_rng())?;
     let result = event_log::public_result(game, seat, &context, &payload);
     if let Some(object) = payload.as_object_mut() {
-        object.insert("seat".into(), serde_json::json!(seat));
+        // `seat` is the seat that acted, in every event; the seat a move
+        // names itself (a `report_revoke`'s) is kept as `reported_seat`.
+        if let Some(named) = object.insert("seat".into(), serde_json::json!(seat)) {
+            object.insert("reported_seat".into(), named);
+        }
         object.extend(context);
         object.extend(result);
         object.extend(event_log::fairness_result(game, finished, &committed));
@@ -652,7 +656,8 @@ pub struct EventView {
     /// When the change was accepted.
     pub at: chrono::DateTime<chrono::Utc>,
     /// The change: the move as made (public), plus what became public since
-    /// (a deal's hands once that deal is over).
+    /// (a deal's hands once that deal is over). `data.seat` is the seat that
+    /// acted; a `report_revoke` keeps the seat it names as `reported_seat`.
     #[schema(value_type = Object)]
     pub data: serde_json::Value,
 }

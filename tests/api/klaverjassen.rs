@@ -307,6 +307,25 @@ async fn club_revoke_taken_back_while_the_trick_is_open_is_corrected(db: Db) {
         )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let version = answer.body["version"].as_i64().unwrap();
+    let events = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/events?after={}", version - 1),
+            Some(&players[opponent].token),
+            None,
+        )
+        .await;
+    let event = &events.body["events"][0];
+    assert_eq!(
+        (&event["seat"], &event["data"]["type"]),
+        (&json!(opponent), &json!("report_revoke"))
+    );
+    assert_eq!(
+        (&event["data"]["seat"], &event["data"]["reported_seat"]),
+        (&json!(opponent), &json!(seat)),
+        "the event keeps who reported and whom: {event}"
+    );
     let view = &answer.body["klaverjassen"];
     assert_eq!(
         view["deals"].as_array().unwrap().len(),
