@@ -58,6 +58,14 @@ impl Event {
             seat_change: None,
         }
     }
+
+    /// Whether the change sets the awaited seats' deadline anew: every
+    /// change does but a seat's seed and a seat's `back`, which leave the
+    /// game where it was, so that nobody holds a table by sending them.
+    pub fn restarts_the_clock(&self) -> bool {
+        let seed = self.payload.get("type").and_then(serde_json::Value::as_str) == Some("seed");
+        !(seed || self.kind == "back")
+    }
 }
 
 /// The caller's `Idempotency-Key`, checked.
@@ -331,7 +339,7 @@ async fn change_unlocked(
     if event.seat_change.is_some() || super::friends::writes_after_change(&game) {
         return Ok(None);
     }
-    let (new_row, due_at) = next_row(state, &mut game, &row)?;
+    let (new_row, due_at) = next_row(state, &mut game, &row, &event)?;
     if Some(new_row.records.len() as i64) != row.deals_stored {
         // A deal finished: its record is added in the transaction.
         return Ok(None);
@@ -422,10 +430,12 @@ fn next_row(
     state: &AppState,
     game: &mut Game,
     loaded: &games::GameRow,
+    event: &Event,
 ) -> Result<(games::GameRow, Option<i64>), ApiError> {
     game.version += 1;
     let created_at = loaded.created_at;
-    let due_at = game.schedule(created_at, state.clock.now_micros());
+    let now = state.clock.now_micros();
+    let due_at = game.schedule(created_at, now, event.restarts_the_clock());
     let mut row = game_to_row(
         game,
         created_at,
@@ -469,7 +479,7 @@ pub async fn record_change(
     player: Option<Uuid>,
     actor: Option<&str>,
 ) -> Result<Option<i64>, ApiError> {
-    let (row, due_at) = next_row(state, game, loaded)?;
+    let (row, due_at) = next_row(state, game, loaded, event)?;
     match event.seat_change {
         Some(SeatChange::Took(seat)) => {
             if let Some(player) = player {

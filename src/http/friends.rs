@@ -214,7 +214,7 @@ async fn store_new_table(
     created_at: i64,
 ) -> Result<Option<i64>, ApiError> {
     assign_invite_code(tx, game).await?;
-    let due_at = game.schedule(created_at, created_at);
+    let due_at = game.schedule(created_at, created_at, true);
     let options = game.options_json().to_string();
     let mut row = game_to_row(game, created_at, options, None)?;
     row.due_at = due_at;

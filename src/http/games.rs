@@ -197,7 +197,7 @@ pub async fn create_game(
     }
     super::friends::assign_invite_code(&mut tx, &mut game).await?;
     let created_at = state.clock.now_micros();
-    let due_at = game.schedule(created_at, created_at);
+    let due_at = game.schedule(created_at, created_at, true);
     let options = game.options_json().to_string();
     let mut row = game_to_row(&mut game, created_at, options, None)?;
     row.due_at = due_at;

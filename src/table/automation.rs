@@ -28,8 +28,11 @@ pub enum Work {
 impl Game {
     /// After a change at `now`: sets the awaited seats' deadline and returns
     /// when automatic work falls due (`None`: nothing will be, until a
-    /// player acts). `created_at` is the table's creation time.
-    pub fn schedule(&mut self, created_at: i64, now: i64) -> Option<i64> {
+    /// player acts). `created_at` is the table's creation time. Without
+    /// `restart_clock` a deadline already running is kept (a change that
+    /// leaves the game where it was, such as a seat's seed).
+    pub fn schedule(&mut self, created_at: i64, now: i64, restart_clock: bool) -> Option<i64> {
+        let running = self.deadline.filter(|_| !restart_clock);
         self.deadline = None;
         match self.status {
             Status::Waiting => return Some(created_at + ABANDON_AFTER_MICROS),
@@ -51,7 +54,7 @@ impl Game {
             due = Some(due.map_or(at, |d| d.min(at)));
         }
         if people && let Some(seconds) = self.table.turn_seconds {
-            let deadline = now + i64::from(seconds) * 1_000_000;
+            let deadline = running.unwrap_or(now + i64::from(seconds) * 1_000_000);
             self.deadline = Some(deadline);
             due = Some(due.map_or(deadline, |d| d.min(deadline)));
         }

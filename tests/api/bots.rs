@@ -648,6 +648,62 @@ async fn an_away_player_is_back_after_a_move_or_saying_so(db: Db) {
     );
 }
 
+async fn a_seed_or_a_back_does_not_restart_the_clock_but_a_move_does(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let (id, players) = app
+        .full_table(
+            "klaverjassen",
+            json!({"turn_seconds": 30, "first_dealer": 3}),
+            4,
+        )
+        .await;
+    let view = app.view(&id, &players[0]).await;
+    assert_eq!(view["awaiting"]["seats"], json!([3]));
+    let deadline = view["awaiting"]["deadline"].clone();
+    assert!(deadline.is_string(), "{view}");
+    clock.advance(20.0);
+    // The awaited dealer sends seeds, another seat says it is back: the
+    // game stays where it was, and so does the dealer's deadline.
+    for value in ["c0ffee", "c0ffe1", "c0ffe2"] {
+        let answer = app
+            .play(&id, &players[3], json!({"type": "seed", "value": value}))
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        assert_eq!(answer.body["awaiting"]["deadline"], deadline);
+    }
+    let back = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/seats/me/back"),
+            Some(&players[1].token),
+            None,
+        )
+        .await;
+    assert_eq!(back.status, StatusCode::OK, "{}", back.body);
+    assert_eq!(back.body["awaiting"]["deadline"], deadline);
+    // The 30 seconds run out from the dealer's turn, not from the seeds.
+    let version = back.body["version"].as_i64().unwrap();
+    clock.advance(11.0);
+    let view = app.view_after(&id, &players[0], version).await;
+    let event = last_event(&app, &id, &players[0], view["version"].as_i64().unwrap()).await;
+    assert_eq!((&event["by"], &event["seat"]), (&json!("clock"), &json!(3)));
+    assert_eq!(view["seats"][3]["away"], true);
+    // A move sets a new deadline for the next awaited seat.
+    let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
+    let before = view["awaiting"]["deadline"].clone();
+    clock.advance(5.0);
+    let answer = app
+        .play(
+            &id,
+            &players[chooser],
+            json!({"type": "choose_trump", "suit": "H"}),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_ne!(answer.body["awaiting"]["deadline"], before);
+}
+
 async fn a_table_left_waiting_a_day_is_abandoned(db: Db) {
     let clock = Arc::new(ManualClock::new());
     let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
@@ -775,6 +831,7 @@ on_both_databases!(
     a_clock_running_out_moves_for_the_seat_at_each_klaverjassen_turn,
     a_clock_running_out_moves_for_the_seat_at_each_potverteren_turn,
     an_away_player_is_back_after_a_move_or_saying_so,
+    a_seed_or_a_back_does_not_restart_the_clock_but_a_move_does,
     a_table_left_waiting_a_day_is_abandoned,
     two_instances_make_every_automatic_move_exactly_once,
 );
