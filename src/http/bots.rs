@@ -29,14 +29,15 @@ pub struct NewBot {
 /// when the last seat is taken.
 #[utoipa::path(tag = "games", security(("bearer" = [])), request_body = NewBot,
     params(("id" = Uuid, Path, description = "The game"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 201, description = "Seated; the host's view", body = GameView, headers(("ETag" = String))),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`forbidden`: not the host", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`seat_taken`, `game_full` or `game_started`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Unknown level or no such seat (`validation_failed`)", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Unknown level or no such seat (`validation_failed`), an invalid `Idempotency-Key`, or one first used with another request", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/games/{id}/bots")]
 pub async fn add_bot(
@@ -70,13 +71,15 @@ pub async fn add_bot(
 /// The host removes a computer player before the game starts.
 #[utoipa::path(tag = "games", security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The game"), ("seat" = u8, Path, description = "The computer player's seat"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 200, description = "Removed; the host's view", body = GameView, headers(("ETag" = String))),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`forbidden`: not the host", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game, or no computer player in that seat", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_started`", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An invalid `Idempotency-Key`, or one first used with another request", body = Problem, content_type = "application/problem+json"),
     ))]
 #[delete("/games/{id}/bots/{seat}")]
 pub async fn remove_bot(
@@ -104,12 +107,14 @@ pub async fn remove_bot(
 /// The caller's seat is no longer away: its moves are its own again.
 #[utoipa::path(tag = "games", security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The game"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 200, description = "Back; the caller's view", body = GameView, headers(("ETag" = String))),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_seated`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An invalid `Idempotency-Key`, or one first used with another request", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/games/{id}/seats/me/back")]
 pub async fn back(

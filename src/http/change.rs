@@ -169,8 +169,13 @@ pub async fn remember(
         headers: serde_json::to_string(&headers).unwrap_or_default(),
         body: body.to_owned(),
     };
-    idempotency::insert(tx, caller, key, &stored, now).await?;
-    Ok(())
+    match idempotency::insert(tx, caller, key, &stored, now).await? {
+        idempotency::Recorded::Yes => Ok(()),
+        // Another request took the key while this one ran: a retry waits
+        // for its original under the lock of the row both change, so this
+        // is another request with the same key.
+        idempotency::Recorded::Taken => Err(ApiError::IdempotencyMismatch),
+    }
 }
 
 /// The game's ETag: its version, quoted. Written digit by digit, not with

@@ -330,13 +330,15 @@ pub async fn show_invite(
 /// Takes a seat at a private table by its invite code (as `POST
 /// /v1/games/{id}/seats`). Already seated there: the view, unchanged.
 #[utoipa::path(tag = "friends", security(("bearer" = [])), request_body(content = Option<TakeSeat>),
-    params(("code" = String, Path, description = "The invite code (case and dashes ignored)", example = "K7M9TQ4XRB")),
+    params(("code" = String, Path, description = "The invite code (case and dashes ignored)", example = "K7M9TQ4XRB"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 200, description = "Seated; the caller's view", body = GameView, headers(("ETag" = String))),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no live table with this code", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_full`, `seat_taken`, `seat_reserved` or `game_started`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "No such seat", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "No such seat, an invalid `Idempotency-Key`, or one first used with another request", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: too many wrong codes", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/invites/{code}")]
@@ -350,6 +352,17 @@ pub async fn accept_invite(
     let body = body.0.unwrap_or_default();
     let game = invited_game(&state, &code).await?;
     if game.seat_of(caller.id).is_some() {
+        // Seated by an earlier request: one with this `Idempotency-Key`
+        // (replayed, or refused if it was another request), or none.
+        let key = idempotency_key(&req)?;
+        if key.is_some() {
+            let hash = request_hash(&req, key.as_deref(), &body);
+            let mut tx = state.store.begin_write().await?;
+            let now = state.clock.now_micros();
+            if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash, now).await? {
+                return Ok(replayed);
+            }
+        }
         let headers = [(header::ETAG.as_str(), etag(game.version))];
         return Ok(json_answer(StatusCode::OK, headers).body(view_json(&game, caller.id)?));
     }
@@ -407,6 +420,10 @@ pub async fn quick_match(
         ));
     }
     let mut tx = state.store.begin_write().await?;
+    let backend = state.store.backend();
+    store::lock_matchmaking(&mut tx, backend, body.game.as_str()).await?;
+    // Checked under the matchmaking lock, so a retry racing its original
+    // waits for it and then replays its answer.
     if let Some(replayed) = replay(
         &mut tx,
         caller.id,
@@ -418,8 +435,6 @@ pub async fn quick_match(
     {
         return Ok(replayed);
     }
-    let backend = state.store.backend();
-    store::lock_matchmaking(&mut tx, backend, body.game.as_str()).await?;
     let player = seated_player(&mut tx, caller).await?;
     let now = state.clock.now_micros();
     let mut fresh = Game::create(
@@ -551,7 +566,8 @@ async fn seated_answer(
 /// The finished game's version goes up by one and its view's `rematch`
 /// names the new table, so its streams and long polls hear of it.
 #[utoipa::path(tag = "friends", security(("bearer" = [])),
-    params(("id" = Uuid, Path, description = "The finished game")),
+    params(("id" = Uuid, Path, description = "The finished game"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         (status = 200, description = "The rematch existed; the caller's view of it", body = GameView, headers(("Location" = String), ("ETag" = String))),
         (status = 201, description = "The rematch, created; the caller's view of it", body = GameView, headers(("Location" = String), ("ETag" = String))),
@@ -559,18 +575,35 @@ async fn seated_answer(
         (status = 403, description = "`not_seated`: the caller did not play this game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`not_finished`: the game is not finished", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An invalid `Idempotency-Key`, or one first used with another request", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/games/{id}/rematch")]
 pub async fn rematch(
     state: web::Data<AppState>,
+    req: HttpRequest,
     caller: AuthPlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
+    let key = idempotency_key(&req)?;
+    let hash = request_hash(&req, key.as_deref(), &());
     let backend = state.store.backend();
     let mut tx = state.store.begin_write().await?;
     let row = games::load(&mut tx, backend, *id, true)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?;
+    // Checked under the finished game's lock, so a retry racing its
+    // original waits for it and then replays its answer.
+    if let Some(replayed) = replay(
+        &mut tx,
+        caller.id,
+        key.as_deref(),
+        &hash,
+        state.clock.now_micros(),
+    )
+    .await?
+    {
+        return Ok(replayed);
+    }
     let mut game = game_from_row(&row)?;
     let seat = game
         .seat_of(caller.id)
@@ -585,13 +618,26 @@ pub async fn rematch(
         let row = games::load(&mut tx, backend, next, false)
             .await?
             .ok_or_else(|| ApiError::Internal(format!("rematch {next} missing")))?;
-        tx.commit().await?;
         let next = game_from_row(&row)?;
         let headers = [
             location(&state, next.id),
             (header::ETAG.as_str(), etag(next.version)),
         ];
-        return Ok(json_answer(StatusCode::OK, headers).body(view_json(&next, caller.id)?));
+        let body = view_json(&next, caller.id)?;
+        let now = state.clock.now_micros();
+        remember(
+            &mut tx,
+            caller.id,
+            key.as_deref(),
+            hash,
+            StatusCode::OK,
+            &headers,
+            &body,
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        return Ok(json_answer(StatusCode::OK, headers).body(body));
     }
     let host = seated_player(&mut tx, caller).await?;
     let now = state.clock.now_micros();
@@ -638,14 +684,26 @@ pub async fn rematch(
         None,
     )
     .await?;
-    tx.commit().await?;
-    after_commit(&state, &game, &event, changed_due_at, None);
-    state.notifier.work_due(due_at);
     let headers = [
         location(&state, next.id),
         (header::ETAG.as_str(), etag(next.version)),
     ];
-    Ok(json_answer(StatusCode::CREATED, headers).body(view_json(&next, caller.id)?))
+    let body = view_json(&next, caller.id)?;
+    remember(
+        &mut tx,
+        caller.id,
+        key.as_deref(),
+        hash,
+        StatusCode::CREATED,
+        &headers,
+        &body,
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    after_commit(&state, &game, &event, changed_due_at, None);
+    state.notifier.work_due(due_at);
+    Ok(json_answer(StatusCode::CREATED, headers).body(body))
 }
 
 // --------------------------------------------------------------- profiles

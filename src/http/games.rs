@@ -164,6 +164,11 @@ pub async fn create_game(
     let (options, table) = TableOptions::parse_with(body.game, body.options.clone())
         .map_err(|e| ApiError::validation(e.to_string()))?;
     let mut tx = state.store.begin_write().await?;
+    // No row to lock yet: the key itself is held, so a retry racing its
+    // original waits for it and replays its answer.
+    if let Some(key) = &key {
+        crate::store::idempotency::lock(&mut tx, state.store.backend(), caller.id, key).await?;
+    }
     if let Some(replayed) = replay(
         &mut tx,
         caller.id,

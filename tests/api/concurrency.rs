@@ -264,10 +264,120 @@ async fn an_idempotent_retry_returns_the_first_answer_and_changes_nothing(db: Db
     assert_eq!(a.headers["location"], b.headers["location"]);
 }
 
+/// Sends `body` to `path` eight times at once with one `Idempotency-Key`.
+async fn eight_at_once(
+    app: &TestApp,
+    player: &Player,
+    path: &str,
+    body: serde_json::Value,
+    key: &str,
+) -> Vec<Answer> {
+    let requests = (0..8).map(|_| async {
+        app.send_with(
+            Method::POST,
+            path,
+            Some(&player.token),
+            Some(body.clone()),
+            &[("Idempotency-Key", key)],
+        )
+        .await
+    });
+    futures_util::future::join_all(requests).await
+}
+
+async fn parallel_retries_with_one_key_make_one_change_and_never_fail(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    let bram = app.player("Bram").await;
+    // A new table, asked for eight times at once: one table.
+    let created = eight_at_once(
+        &app,
+        &anne,
+        "/v1/games",
+        json!({"game": "klaverjassen"}),
+        "table-1",
+    )
+    .await;
+    for answer in &created {
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        assert_eq!(answer.body["id"], created[0].body["id"]);
+    }
+    let lobby = app
+        .send(Method::GET, "/v1/games", Some(&bram.token), None)
+        .await;
+    assert_eq!(
+        lobby.body["items"].as_array().unwrap().len(),
+        1,
+        "one table"
+    );
+    // A quick match, asked for eight times at once: one seat.
+    let matched = eight_at_once(
+        &app,
+        &bram,
+        "/v1/matchmaking",
+        json!({"game": "klaverjassen"}),
+        "match-1",
+    )
+    .await;
+    for answer in &matched {
+        assert!(answer.status.is_success(), "{}", answer.body);
+        assert_eq!(answer.body["id"], created[0].body["id"]);
+    }
+    let view = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{}", created[0].body["id"].as_str().unwrap()),
+            Some(&anne.token),
+            None,
+        )
+        .await;
+    let taken = view.body["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|seat| !seat["player"].is_null())
+        .count();
+    assert_eq!(taken, 2, "Anne and Bram: {}", view.body);
+    // One key sent to two tables at once: one change, the other refused as
+    // another request with the key, never a server error.
+    for round in 0..4 {
+        let tables = [
+            app.table(&anne, "potverteren", json!({})).await,
+            app.table(&anne, "potverteren", json!({})).await,
+        ];
+        let key = format!("bot-{round}");
+        let asks = tables.iter().map(|id| {
+            let (app, anne, key) = (&app, &anne, &key);
+            async move {
+                app.send_with(
+                    Method::POST,
+                    &format!("/v1/games/{id}/bots"),
+                    Some(&anne.token),
+                    Some(json!({"level": "basic"})),
+                    &[("Idempotency-Key", key)],
+                )
+                .await
+            }
+        });
+        let answers = futures_util::future::join_all(asks).await;
+        let mut statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+        statuses.sort_unstable();
+        assert_eq!(
+            statuses,
+            [201, 422],
+            "{:?}",
+            answers.iter().map(|a| &a.body).collect::<Vec<_>>()
+        );
+        let refused = answers.iter().find(|a| a.status.as_u16() == 422).unwrap();
+        assert_eq!(refused.code(), "idempotency_mismatch");
+    }
+}
+
 on_both_databases!(
     sixteen_parallel_moves_on_one_version_apply_exactly_once,
     sixteen_parallel_moves_without_an_expected_version_apply_exactly_once,
     a_stale_expected_version_is_409_and_a_stale_if_match_is_412,
     get_honours_if_none_match_with_304,
     an_idempotent_retry_returns_the_first_answer_and_changes_nothing,
+    parallel_retries_with_one_key_make_one_change_and_never_fail,
 );

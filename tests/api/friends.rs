@@ -439,6 +439,106 @@ async fn a_rematch_is_created_once_when_four_players_ask_at_once(db: Db) {
     );
 }
 
+async fn a_rematch_or_an_invite_with_an_idempotency_key_replays_its_first_answer(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players, _) = finished_match(&app).await;
+    let path = format!("/v1/games/{id}/rematch");
+    let ask = |player: &Player, key: &'static str| {
+        let token = player.token.clone();
+        let path = path.clone();
+        let app = &app;
+        async move {
+            app.send_with(
+                Method::POST,
+                &path,
+                Some(&token),
+                None,
+                &[("Idempotency-Key", key)],
+            )
+            .await
+        }
+    };
+    let first = ask(&players[0], "rematch-1").await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    let again = ask(&players[0], "rematch-1").await;
+    assert_eq!(
+        again.status,
+        StatusCode::CREATED,
+        "the first answer, replayed"
+    );
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    assert_eq!(again.body, first.body);
+    assert_eq!(again.headers["location"], first.headers["location"]);
+    // Another player's key is its own: the rematch exists, so 200.
+    let other = ask(&players[1], "rematch-1").await;
+    assert_eq!(other.status, StatusCode::OK, "{}", other.body);
+    assert_eq!(other.body["id"], first.body["id"]);
+    assert!(other.headers.get("idempotent-replayed").is_none());
+    let replayed = ask(&players[1], "rematch-1").await;
+    assert_eq!(replayed.status, StatusCode::OK);
+    assert_eq!(replayed.headers["idempotent-replayed"], "true");
+    // The same key with another request is refused.
+    let mismatch = app
+        .send_with(
+            Method::POST,
+            "/v1/games",
+            Some(&players[0].token),
+            Some(json!({"game": "potverteren"})),
+            &[("Idempotency-Key", "rematch-1")],
+        )
+        .await;
+    assert_eq!(
+        (mismatch.status, mismatch.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_mismatch")
+    );
+
+    // An invite taken with a key: the retry replays, another seat with the
+    // same key is refused, and the caller stays where it sat.
+    let anne = app.player("Anne").await;
+    let bram = app.player("Bram").await;
+    let (table, code) = private_table(&app, &anne).await;
+    let take = |seat: u8| {
+        let token = bram.token.clone();
+        let app = &app;
+        let code = code.clone();
+        async move {
+            app.send_with(
+                Method::POST,
+                &format!("/v1/invites/{code}"),
+                Some(&token),
+                Some(json!({"seat": seat})),
+                &[("Idempotency-Key", "invite-1")],
+            )
+            .await
+        }
+    };
+    let seated = take(1).await;
+    assert_eq!(seated.status, StatusCode::OK, "{}", seated.body);
+    let again = take(1).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    assert_eq!(again.body, seated.body);
+    let mismatch = take(2).await;
+    assert_eq!(
+        (mismatch.status, mismatch.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_mismatch"),
+        "{}",
+        mismatch.body
+    );
+    assert_eq!(app.view(&table, &bram).await["you"], 1);
+    // Without a key, a seated caller gets its view, as before.
+    let plain = app
+        .send(
+            Method::POST,
+            &format!("/v1/invites/{code}"),
+            Some(&bram.token),
+            Some(json!({"seat": 2})),
+        )
+        .await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(plain.body["you"], 1);
+}
+
 async fn rematch_seats_are_reserved_for_their_players_then_free_after_five_minutes(db: Db) {
     let clock = Arc::new(ManualClock::new());
     let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
@@ -721,6 +821,7 @@ on_both_databases!(
     sixteen_parallel_quick_matches_on_two_instances_fill_exactly_four_tables,
     quick_match_takes_the_oldest_matching_public_table_and_never_a_private_one,
     a_rematch_is_created_once_when_four_players_ask_at_once,
+    a_rematch_or_an_invite_with_an_idempotency_key_replays_its_first_answer,
     rematch_seats_are_reserved_for_their_players_then_free_after_five_minutes,
     statistics_and_ratings_follow_the_score_sheets,
     computer_players_have_ratings_and_potverteren_counts_net_chips,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use kaarttafel::clock::{Clock, ManualClock};
 use kaarttafel::http::cleanup::{Policy, run_if_free};
 use kaarttafel::json_text::JsonText;
-use kaarttafel::store::idempotency::{self, StoredResponse, TTL_MICROS};
+use kaarttafel::store::idempotency::{self, Recorded, StoredResponse, TTL_MICROS};
 use kaarttafel::store::{Store, cleanup, events, games, players};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -65,9 +65,19 @@ async fn an_idempotency_answer_is_never_replayed_after_24_hours_even_before_clea
     let player = Uuid::new_v4();
     players::insert(&mut conn, player, "Sanne").await.unwrap();
     let t0 = 1_000_000_000_000_000;
-    idempotency::insert(&mut conn, player, "k", &answer("first"), t0)
-        .await
-        .unwrap();
+    assert_eq!(
+        idempotency::insert(&mut conn, player, "k", &answer("first"), t0)
+            .await
+            .unwrap(),
+        Recorded::Yes
+    );
+    assert_eq!(
+        idempotency::insert(&mut conn, player, "k", &answer("other"), t0 + 1)
+            .await
+            .unwrap(),
+        Recorded::Taken,
+        "a live key keeps its first answer"
+    );
     let just_before = t0 + TTL_MICROS - 1;
     assert_eq!(
         idempotency::find(&mut conn, player, "k", just_before)
@@ -84,9 +94,12 @@ async fn an_idempotency_answer_is_never_replayed_after_24_hours_even_before_clea
     );
     // The key is free again: a new first answer takes the old one's place.
     let later = t0 + TTL_MICROS + 1;
-    idempotency::insert(&mut conn, player, "k", &answer("second"), later)
-        .await
-        .unwrap();
+    assert_eq!(
+        idempotency::insert(&mut conn, player, "k", &answer("second"), later)
+            .await
+            .unwrap(),
+        Recorded::Yes
+    );
     assert_eq!(
         idempotency::find(&mut conn, player, "k", later)
             .await
@@ -94,9 +107,12 @@ async fn an_idempotency_answer_is_never_replayed_after_24_hours_even_before_clea
         Some(answer("second"))
     );
     // Cleanup removes only what expired.
-    idempotency::insert(&mut conn, player, "old", &answer("old"), t0)
-        .await
-        .unwrap();
+    assert_eq!(
+        idempotency::insert(&mut conn, player, "old", &answer("old"), t0)
+            .await
+            .unwrap(),
+        Recorded::Yes
+    );
     let removed = cleanup::remove_idempotency_answers(&mut conn, later - TTL_MICROS + 1)
         .await
         .unwrap();
