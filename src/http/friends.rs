@@ -24,7 +24,7 @@ use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson};
 use super::games::{GameSummary, TakeSeat, join_game};
 use super::players::valid_name;
-use super::record::{game_from_row, game_to_row, system_rng};
+use super::record::{game_from_row, game_to_row, shown_options_of, system_rng};
 use crate::rules::Seat;
 use crate::rules::klaverjassen::Team;
 use crate::store::events::{self, EventRow};
@@ -371,6 +371,9 @@ pub async fn accept_invite(
 
 // ------------------------------------------------------------ quick match
 
+/// How many waiting tables matchmaking reads at a time.
+const WAITING_PAGE: i64 = 100;
+
 /// A quick match: any public table of `game` waiting for players whose
 /// options match those given.
 #[derive(Deserialize, Serialize, ToSchema)]
@@ -449,24 +452,65 @@ pub async fn quick_match(
     .map_err(|e| ApiError::validation(e.to_string()))?;
     // The options asked for, as a table shows them (defaults filled in).
     let wanted = fresh.options_json();
-    let matches = |game: &Game| {
-        let shown = game.options_json();
+    let matches = |shown: &serde_json::Value| {
         given
             .as_object()
             .into_iter()
             .flat_map(|m| m.keys())
             .all(|name| shown.get(name) == wanted.get(name))
     };
-    for id in store::waiting_public(&mut tx, body.game.as_str(), 50).await? {
-        let Some(row) = games::load(&mut tx, backend, id, true).await? else {
-            continue;
-        };
-        let mut game = game_from_row(&row)?;
-        if game.status != Status::Waiting || !matches(&game) {
-            continue;
-        }
-        if game.seat_of(caller.id).is_some() {
-            return seated_answer(
+    // Every waiting public table is looked over, a page at a time, by the
+    // options it stores; only a table that matches is read and locked.
+    let mut after = None;
+    let mut more = true;
+    while more {
+        let page = store::waiting_public(&mut tx, body.game.as_str(), after.as_ref(), WAITING_PAGE)
+            .await?;
+        more = page.len() as i64 == WAITING_PAGE;
+        after = page.last().cloned();
+        for table in page {
+            if !shown_options_of(body.game, &table.options).is_some_and(|shown| matches(&shown)) {
+                continue;
+            }
+            let Some(row) = games::load(&mut tx, backend, table.id, true).await? else {
+                continue;
+            };
+            let mut game = game_from_row(&row)?;
+            if game.status != Status::Waiting || !matches(&game.options_json()) {
+                continue;
+            }
+            if game.seat_of(caller.id).is_some() {
+                return seated_answer(
+                    tx,
+                    &game,
+                    caller.id,
+                    key.as_deref(),
+                    hash,
+                    state.clock.now_micros(),
+                )
+                .await;
+            }
+            release_reservations(&mut game, now);
+            let Ok(seat) = game.join(player.clone(), None) else {
+                continue;
+            };
+            let event = Event {
+                kind: "joined",
+                seat: Some(seat.0),
+                payload: serde_json::json!({"type": "joined", "seat": seat, "matchmaking": true}),
+                seat_change: Some(SeatChange::Took(seat.0)),
+            };
+            let due_at = record_change(
+                &state,
+                &mut tx,
+                &mut game,
+                &row,
+                &event,
+                Some(caller.id),
+                None,
+            )
+            .await?;
+            let answer = seated_answer(
                 tx,
                 &game,
                 caller.id,
@@ -474,39 +518,10 @@ pub async fn quick_match(
                 hash,
                 state.clock.now_micros(),
             )
-            .await;
+            .await?;
+            after_commit(&state, &game, &event, due_at, None);
+            return Ok(answer);
         }
-        release_reservations(&mut game, now);
-        let Ok(seat) = game.join(player.clone(), None) else {
-            continue;
-        };
-        let event = Event {
-            kind: "joined",
-            seat: Some(seat.0),
-            payload: serde_json::json!({"type": "joined", "seat": seat, "matchmaking": true}),
-            seat_change: Some(SeatChange::Took(seat.0)),
-        };
-        let due_at = record_change(
-            &state,
-            &mut tx,
-            &mut game,
-            &row,
-            &event,
-            Some(caller.id),
-            None,
-        )
-        .await?;
-        let answer = seated_answer(
-            tx,
-            &game,
-            caller.id,
-            key.as_deref(),
-            hash,
-            state.clock.now_micros(),
-        )
-        .await?;
-        after_commit(&state, &game, &event, due_at, None);
-        return Ok(answer);
     }
     let due_at = store_new_table(&mut tx, &mut fresh, caller.id, now).await?;
     let body = view_json(&fresh, caller.id)?;

@@ -113,6 +113,13 @@ fn stored_options(kind: GameKind, text: &str) -> Option<(Options, TableOptions)>
     Some(read)
 }
 
+/// The options stored as `text` for a game of `kind` as views show them
+/// (`None`: unreadable), without reading the game itself.
+pub fn shown_options_of(kind: GameKind, text: &str) -> Option<serde_json::Value> {
+    let (game, table) = stored_options(kind, text)?;
+    serde_json::to_value(crate::table::view::ShownOptions { game, table }).ok()
+}
+
 /// How many options texts [`stored_options`] keeps.
 const OPTIONS_REMEMBERED: usize = 256;
 

@@ -67,22 +67,49 @@ pub async fn lock_matchmaking(
     Ok(())
 }
 
-/// Public tables of `kind` waiting for players, oldest first.
+/// A public table waiting for players, as matchmaking looks it over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitingTable {
+    /// The game.
+    pub id: Uuid,
+    /// When it was created (the order of the list, with `id`).
+    pub created_at: i64,
+    /// Its options as stored.
+    pub options: String,
+}
+
+/// Public tables of `kind` waiting for players, oldest first: at most
+/// `limit` of them, after `after` (the last of the previous page) if given.
 pub async fn waiting_public(
     conn: &mut AnyConnection,
     kind: &str,
+    after: Option<&WaitingTable>,
     limit: i64,
-) -> Result<Vec<Uuid>, sqlx::Error> {
-    let ids: Vec<String> = sqlx::query_scalar(
-        "SELECT id FROM games WHERE status = 'waiting' AND kind = $1 \
+) -> Result<Vec<WaitingTable>, sqlx::Error> {
+    let (after_created, after_id) = after.map_or((i64::MIN, String::new()), |table| {
+        (table.created_at, id_text(table.id))
+    });
+    let rows = sqlx::query(
+        "SELECT id, created_at, options FROM games WHERE status = 'waiting' AND kind = $1 \
          AND id NOT IN (SELECT game_id FROM invite_codes) \
-         ORDER BY created_at, id LIMIT $2",
+         AND (created_at > $2 OR (created_at = $2 AND id > $3)) \
+         ORDER BY created_at, id LIMIT $4",
     )
     .bind(kind)
+    .bind(after_created)
+    .bind(after_id)
     .bind(limit)
     .fetch_all(conn)
     .await?;
-    ids.into_iter().map(parse_uuid).collect()
+    rows.iter()
+        .map(|row| {
+            Ok(WaitingTable {
+                id: parse_uuid(row.try_get::<String, _>("id")?)?,
+                created_at: row.try_get("created_at")?,
+                options: row.try_get("options")?,
+            })
+        })
+        .collect()
 }
 
 /// Marks `game`'s result as counted; false when it already was.

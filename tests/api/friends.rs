@@ -539,6 +539,26 @@ async fn a_rematch_or_an_invite_with_an_idempotency_key_replays_its_first_answer
     assert_eq!(plain.body["you"], 1);
 }
 
+async fn quick_match_finds_a_matching_table_behind_many_that_do_not_match(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    let bram = app.player("Bram").await;
+    // More waiting tables than one page of matchmaking's reads, none of
+    // them with the options asked for, and then one that has them.
+    for _ in 0..120 {
+        app.table(&anne, "klaverjassen", json!({"deals": 1})).await;
+    }
+    let wanted = app.table(&anne, "klaverjassen", json!({"deals": 2})).await;
+    let answer = quick_match(
+        &app,
+        &bram,
+        json!({"game": "klaverjassen", "options": {"deals": 2}}),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_eq!(answer.body["id"], wanted.as_str());
+}
+
 async fn rematch_seats_are_reserved_for_their_players_then_free_after_five_minutes(db: Db) {
     let clock = Arc::new(ManualClock::new());
     let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
@@ -822,6 +842,7 @@ on_both_databases!(
     quick_match_takes_the_oldest_matching_public_table_and_never_a_private_one,
     a_rematch_is_created_once_when_four_players_ask_at_once,
     a_rematch_or_an_invite_with_an_idempotency_key_replays_its_first_answer,
+    quick_match_finds_a_matching_table_behind_many_that_do_not_match,
     rematch_seats_are_reserved_for_their_players_then_free_after_five_minutes,
     statistics_and_ratings_follow_the_score_sheets,
     computer_players_have_ratings_and_potverteren_counts_net_chips,
