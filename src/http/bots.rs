@@ -21,7 +21,8 @@ use crate::table::view::GameView;
 pub struct NewBot {
     /// The seat (the first free one when left out).
     pub seat: Option<u8>,
-    /// How strong it plays: `basic`, or `strong` (today played as `basic`).
+    /// How strong it plays: `basic`, or `strong` (the exact-solver player at
+    /// Klaverjassen, its own search at Potverteren: docs/bots.md).
     pub level: Level,
 }
 

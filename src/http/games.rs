@@ -120,7 +120,8 @@ impl ToSchema for NewGameSchema {
 pub struct BotSeat {
     /// The seat (the first free one when left out).
     pub seat: Option<u8>,
-    /// How strong it plays: `basic`, or `strong` (today played as `basic`).
+    /// How strong it plays: `basic`, or `strong` (the exact-solver player at
+    /// Klaverjassen, its own search at Potverteren: docs/bots.md).
     pub level: Level,
 }
 
@@ -649,7 +650,9 @@ pub struct EventsQuery {
 pub struct EventView {
     /// Position in the log; equal to the game version the change made.
     pub seq: i64,
-    /// `created`, `joined`, `left`, `deal` or `move`.
+    /// `created`, `joined`, `left`, `deal`, `move`, `back` (a seat no longer
+    /// away), `rematch` (the next table was made) or `abandoned` (closed
+    /// after waiting too long).
     pub kind: String,
     /// The seat that acted.
     pub seat: Option<u8>,
