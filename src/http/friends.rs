@@ -438,6 +438,11 @@ pub async fn quick_match(
     {
         return Ok(replayed);
     }
+    let keyed = Keyed {
+        caller: caller.id,
+        key: key.as_deref(),
+        hash,
+    };
     let player = seated_player(&mut tx, caller).await?;
     let now = state.clock.now_micros();
     let mut fresh = Game::create(
@@ -480,15 +485,7 @@ pub async fn quick_match(
                 continue;
             }
             if game.seat_of(caller.id).is_some() {
-                return seated_answer(
-                    tx,
-                    &game,
-                    caller.id,
-                    key.as_deref(),
-                    hash,
-                    state.clock.now_micros(),
-                )
-                .await;
+                return table_answer(&state, tx, keyed, &game, StatusCode::OK, false).await;
             }
             release_reservations(&mut game, now);
             let Ok(seat) = game.join(player.clone(), None) else {
@@ -510,66 +507,56 @@ pub async fn quick_match(
                 None,
             )
             .await?;
-            let answer = seated_answer(
-                tx,
-                &game,
-                caller.id,
-                key.as_deref(),
-                hash,
-                state.clock.now_micros(),
-            )
-            .await?;
+            let answer = table_answer(&state, tx, keyed, &game, StatusCode::OK, false).await?;
             after_commit(&state, &game, &event, due_at, None);
             return Ok(answer);
         }
     }
     let due_at = store_new_table(&mut tx, &mut fresh, caller.id, now).await?;
-    let body = view_json(&fresh, caller.id)?;
-    let headers = [
-        location(&state, fresh.id),
-        (header::ETAG.as_str(), etag(fresh.version)),
-    ];
-    remember(
-        &mut tx,
-        caller.id,
-        key.as_deref(),
-        hash,
-        StatusCode::CREATED,
-        &headers,
-        &body,
-        now,
-    )
-    .await?;
-    tx.commit().await?;
+    let answer = table_answer(&state, tx, keyed, &fresh, StatusCode::CREATED, true).await?;
     state.notifier.work_due(due_at);
-    Ok(json_answer(StatusCode::CREATED, headers).body(body))
+    Ok(answer)
 }
 
-/// Commits `tx` and answers 200 with `caller`'s view of `game`, kept for
-/// the caller's `Idempotency-Key`.
-async fn seated_answer(
-    mut tx: Tx,
-    game: &Game,
+/// A request whose answer is kept for the caller's `Idempotency-Key`.
+struct Keyed<'a> {
     caller: Uuid,
-    key: Option<&str>,
+    key: Option<&'a str>,
     hash: String,
-    now: i64,
+}
+
+/// Commits `tx` and answers `status` with the caller's view of `game` (and
+/// `location`, the table's address, when given), kept for the caller's
+/// `Idempotency-Key`: the one shape of matchmaking's and a rematch's
+/// answers.
+async fn table_answer(
+    state: &AppState,
+    mut tx: Tx,
+    keyed: Keyed<'_>,
+    game: &Game,
+    status: StatusCode,
+    location_too: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let body = view_json(game, caller)?;
-    let headers = [(header::ETAG.as_str(), etag(game.version))];
+    let body = view_json(game, keyed.caller)?;
+    let mut headers = Vec::with_capacity(2);
+    if location_too {
+        headers.push(location(state, game.id));
+    }
+    headers.push((header::ETAG.as_str(), etag(game.version)));
+    let now = state.clock.now_micros();
     remember(
         &mut tx,
-        caller,
-        key,
-        hash,
-        StatusCode::OK,
+        keyed.caller,
+        keyed.key,
+        keyed.hash,
+        status,
         &headers,
         &body,
         now,
     )
     .await?;
     tx.commit().await?;
-    Ok(json_answer(StatusCode::OK, headers).body(body))
+    Ok(json_answer(status, headers).body(body))
 }
 
 // ---------------------------------------------------------------- rematch
@@ -619,6 +606,11 @@ pub async fn rematch(
     {
         return Ok(replayed);
     }
+    let keyed = Keyed {
+        caller: caller.id,
+        key: key.as_deref(),
+        hash,
+    };
     let mut game = game_from_row(&row)?;
     let seat = game
         .seat_of(caller.id)
@@ -634,25 +626,7 @@ pub async fn rematch(
             .await?
             .ok_or_else(|| ApiError::Internal(format!("rematch {next} missing")))?;
         let next = game_from_row(&row)?;
-        let headers = [
-            location(&state, next.id),
-            (header::ETAG.as_str(), etag(next.version)),
-        ];
-        let body = view_json(&next, caller.id)?;
-        let now = state.clock.now_micros();
-        remember(
-            &mut tx,
-            caller.id,
-            key.as_deref(),
-            hash,
-            StatusCode::OK,
-            &headers,
-            &body,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        return Ok(json_answer(StatusCode::OK, headers).body(body));
+        return table_answer(&state, tx, keyed, &next, StatusCode::OK, true).await;
     }
     let host = seated_player(&mut tx, caller).await?;
     let now = state.clock.now_micros();
@@ -699,26 +673,10 @@ pub async fn rematch(
         None,
     )
     .await?;
-    let headers = [
-        location(&state, next.id),
-        (header::ETAG.as_str(), etag(next.version)),
-    ];
-    let body = view_json(&next, caller.id)?;
-    remember(
-        &mut tx,
-        caller.id,
-        key.as_deref(),
-        hash,
-        StatusCode::CREATED,
-        &headers,
-        &body,
-        now,
-    )
-    .await?;
-    tx.commit().await?;
+    let answer = table_answer(&state, tx, keyed, &next, StatusCode::CREATED, true).await?;
     after_commit(&state, &game, &event, changed_due_at, None);
     state.notifier.work_due(due_at);
-    Ok(json_answer(StatusCode::CREATED, headers).body(body))
+    Ok(answer)
 }
 
 // --------------------------------------------------------------- profiles
