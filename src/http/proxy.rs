@@ -303,6 +303,44 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_move_is_logged_by_its_status_never_its_cards() {
+        use crate::http::error::ApiError;
+        use actix_web::{App, test};
+
+        for level in [tracing::Level::INFO, tracing::Level::WARN] {
+            let line = logged(level, || {
+                actix_web::rt::System::new().block_on(async move {
+                    let refuse = || async {
+                        Err::<actix_web::HttpResponse, _>(ApiError::MoveRefused {
+                            code: "card_not_in_hand",
+                            detail: "2C is not in your hand".into(),
+                            legal_moves: serde_json::json!([
+                                {"type": "play", "card": "QC"},
+                                {"type": "play", "card": "7D"}
+                            ]),
+                        })
+                    };
+                    let app = test::init_service(
+                        App::new()
+                            .route("/v1/games/{id}/moves", web::post().to(refuse))
+                            .wrap(tracing_actix_web::TracingLogger::<RequestSpan>::new()),
+                    )
+                    .await;
+                    let request = test::TestRequest::post().uri("/v1/games/0b5e/moves");
+                    let answer = test::call_service(&app, request.to_request()).await;
+                    assert_eq!(answer.status().as_u16(), 422);
+                });
+            });
+            for hidden in ["QC", "7D", "2C", "legal_moves", "not in your hand"] {
+                assert!(!line.contains(hidden), "{level}: {hidden} in {line}");
+            }
+            if level == tracing::Level::INFO {
+                assert!(line.contains("status=422"), "{line}");
+            }
+        }
+    }
+
+    #[test]
     fn a_trusted_proxy_names_the_client_right_to_left() {
         let proxies = TrustedProxies(vec!["10.0.0.0/8".parse().unwrap()]);
         let peer = Some(ip("10.0.0.1"));
