@@ -217,7 +217,10 @@ pub async fn rate_limit(
     };
     let state = req.app_data::<web::Data<AppState>>();
     let prefix = state.map_or("", |s| s.path_prefix.as_str());
-    let path = req.path().strip_prefix(prefix).unwrap_or("");
+    // The path as the router reads it, percent-escapes of plain characters
+    // decoded (`/%761/games` is `/v1/games`): the raw path would let such a
+    // spelling reach the handlers past every limit.
+    let path = req.match_info().as_str().strip_prefix(prefix).unwrap_or("");
     if !path.starts_with("/v1/") {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }

@@ -160,8 +160,45 @@ async fn reads_are_limited_per_player_and_a_long_poll_counts_once(db: Db) {
     assert_eq!(answer.status, StatusCode::OK);
 }
 
+async fn a_path_spelt_with_percent_escapes_counts_against_the_same_limits(db: Db) {
+    let app = app_with(
+        db,
+        RateLimits {
+            signups: limit(2, 60),
+            writes: limit(3, 60),
+            ..RateLimits::off()
+        },
+    )
+    .await;
+    let player = app.player("one").await;
+    // `%76` is `v`: the router reads /v1/players, and so must the limiter.
+    let body = Some(json!({"name": "two"}));
+    let second = app.send(Method::POST, "/%761/players", None, body).await;
+    assert_eq!(second.status, StatusCode::CREATED, "{}", second.body);
+    let body = Some(json!({"name": "three"}));
+    let refused = app.send(Method::POST, "/%761/pl%61yers", None, body).await;
+    assert_limited(&refused, "signups", 2, 60);
+    let create = || Some(json!({"game": "klaverjassen"}));
+    for path in ["/v1/games", "/%761/games", "/v1/g%61mes"] {
+        let answer = app
+            .send(Method::POST, path, Some(&player.token), create())
+            .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::CREATED,
+            "{path}: {}",
+            answer.body
+        );
+    }
+    let refused = app
+        .send(Method::POST, "/%761/games", Some(&player.token), create())
+        .await;
+    assert_limited(&refused, "writes", 3, 60);
+}
+
 on_both_databases!(
     signing_up_is_limited_per_address_and_allowed_again_after_the_window,
+    a_path_spelt_with_percent_escapes_counts_against_the_same_limits,
     failed_tokens_are_limited_per_address,
     guessing_game_ids_is_limited_per_address,
     reads_are_limited_per_player_and_a_long_poll_counts_once,
