@@ -218,6 +218,14 @@ fn decide(game: &Game, work: Work) -> Option<Decision> {
         Work::Bot(seat, level) => (seat, level, "bot", Vec::new()),
         Work::Away(seat) => (seat, Level::Basic, "clock", Vec::new()),
         Work::Clock(seats) => (*seats.first()?, Level::Basic, "clock", seats),
+        Work::EndTable(host) => {
+            return Some(Decision::Move {
+                seat: host,
+                mv: crate::table::Move::Potverteren(crate::rules::potverteren::Move::EndTable),
+                actor: "clock",
+                away: Vec::new(),
+            });
+        }
     };
     let view = game.view_of_seat(Some(seat));
     let mv = {

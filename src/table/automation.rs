@@ -23,6 +23,10 @@ pub enum Work {
     /// The clock of these awaited seats ran out: they are marked away and
     /// the first one's move is made.
     Clock(Vec<Seat>),
+    /// Every person at a Potverteren table is away when a round may begin:
+    /// the table ends for its host (`end_table`), as the host would, so a
+    /// table nobody is at does not play on by itself for ever.
+    EndTable(Seat),
 }
 
 impl Game {
@@ -70,6 +74,9 @@ impl Game {
             Status::Playing => {}
             _ => return None,
         }
+        if let Some(host) = self.deserted_potverteren_host() {
+            return Some(Work::EndTable(host));
+        }
         let seats = self.awaiting()?.seats;
         if let Some(seat) = seats.iter().copied().find(|s| self.away[s.index()]) {
             return Some(Work::Away(seat));
@@ -89,6 +96,28 @@ impl Game {
             )),
             _ => None,
         }
+    }
+
+    /// The host's seat of a Potverteren table where every person is away
+    /// and the host may end the table now (a round has not begun).
+    fn deserted_potverteren_host(&self) -> Option<Seat> {
+        if self.kind != super::GameKind::Potverteren {
+            return None;
+        }
+        let mut people = self
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(i, player)| player.is_some() && self.bot_in(Seat(*i as u8)).is_none());
+        if !people.all(|(i, _)| self.away[i]) {
+            return None;
+        }
+        let host = self.seat_of(self.host)?;
+        self.legal_moves_of(host)
+            .contains(&super::Move::Potverteren(
+                crate::rules::potverteren::Move::EndTable,
+            ))
+            .then_some(host)
     }
 
     /// Closes a table that waited too long for players.

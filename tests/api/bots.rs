@@ -704,6 +704,53 @@ async fn a_seed_or_a_back_does_not_restart_the_clock_but_a_move_does(db: Db) {
     assert_ne!(answer.body["awaiting"]["deadline"], before);
 }
 
+async fn a_potverteren_table_everyone_left_ends_when_the_next_round_may_begin(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let anne = app.player("Anne").await;
+    let bots: Vec<Value> = (1..5)
+        .map(|seat| json!({"seat": seat, "level": "basic"}))
+        .collect();
+    let created = create(
+        &app,
+        &anne,
+        json!({"game": "potverteren",
+               "options": {"variant": "lot", "auto_deal": true, "turn_seconds": 30,
+                           "bot_delay_ms": 0},
+               "bots": bots}),
+    )
+    .await;
+    let id = created["id"].as_str().unwrap().to_owned();
+    // The computer players play until Anne is awaited; her clock runs out.
+    let mut view = created;
+    while !view["awaiting"]["seats"]
+        .as_array()
+        .is_some_and(|seats| seats.contains(&json!(0)))
+    {
+        let version = view["version"].as_i64().unwrap();
+        view = app.view_after(&id, &anne, version).await;
+    }
+    view = run_out_the_clock(&app, &clock, &id, &anne, &view).await;
+    assert_eq!(view["seats"][0]["away"], true);
+    // Nobody is at the table any more: the round is played out, and when
+    // the next one may begin the table ends, as its host would end it.
+    for _ in 0..200 {
+        if view["status"] == "finished" {
+            break;
+        }
+        let version = view["version"].as_i64().unwrap();
+        view = app.view_after(&id, &anne, version).await;
+    }
+    assert_eq!(view["status"], "finished", "{view}");
+    assert_eq!(view["potverteren"]["last_round"]["round"], 1, "{view}");
+    let event = last_event(&app, &id, &anne, view["version"].as_i64().unwrap()).await;
+    assert_eq!(
+        (&event["by"], &event["seat"], &event["data"]["type"]),
+        (&json!("clock"), &json!(0), &json!("end_table")),
+        "{event}"
+    );
+}
+
 async fn a_table_left_waiting_a_day_is_abandoned(db: Db) {
     let clock = Arc::new(ManualClock::new());
     let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
@@ -832,6 +879,7 @@ on_both_databases!(
     a_clock_running_out_moves_for_the_seat_at_each_potverteren_turn,
     an_away_player_is_back_after_a_move_or_saying_so,
     a_seed_or_a_back_does_not_restart_the_clock_but_a_move_does,
+    a_potverteren_table_everyone_left_ends_when_the_next_round_may_begin,
     a_table_left_waiting_a_day_is_abandoned,
     two_instances_make_every_automatic_move_exactly_once,
 );
