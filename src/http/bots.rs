@@ -1,18 +1,19 @@
 //! Computer players at a table, and a player's return from being away.
 
+use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, delete, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::AppState;
-use super::change::{Event, SeatChange, change_game};
+use super::change::{Event, SeatChange, change_game, etag, json_answer, refusal, view_json};
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::games::seat_bot;
 use crate::bots::Level;
-use crate::table::GameError;
 use crate::table::view::GameView;
+use crate::table::{GameError, Status};
 
 /// A computer player to seat.
 #[derive(Deserialize, Serialize, ToSchema)]
@@ -124,6 +125,18 @@ pub async fn back(
     caller: AuthPlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
+    // A seat that is not away (or a table no longer playing) has nothing to
+    // come back from: the view as it is, no new version, no event, so that
+    // `back` cannot be sent to bump a table's version (and wake every
+    // stream on it) at will.
+    let game = super::stream::load(&state, *id).await?;
+    let seat = game
+        .seat_of(caller.id)
+        .ok_or_else(|| refusal(&game, caller.id, GameError::NotSeated))?;
+    if !game.away[seat.index()] || game.status != Status::Playing {
+        let headers = [(header::ETAG.as_str(), etag(game.version))];
+        return Ok(json_answer(StatusCode::OK, headers).body(view_json(&game, caller.id)?));
+    }
     change_game(&state, &req, caller, *id, &(), None, |game| {
         let seat = game.seat_of(caller.id).ok_or(GameError::NotSeated)?;
         game.back(seat);

@@ -633,6 +633,18 @@ async fn an_away_player_is_back_after_a_move_or_saying_so(db: Db) {
         .await;
     assert_eq!(back.status, StatusCode::OK, "{}", back.body);
     assert_eq!(back.body["seats"][0]["away"], false);
+    // Back again, not away: the view as it is, no new version or event.
+    let again = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{id}/seats/me/back"),
+            Some(&anne.token),
+            None,
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(again.body["version"], back.body["version"]);
+    assert_eq!(again.headers["etag"], back.headers["etag"]);
     let stranger = app.player("Stranger").await;
     let refused = app
         .send(
