@@ -110,6 +110,9 @@ pub struct RateLimits {
     pub reads: Option<Limit>,
     /// Other methods under `/v1` per player (`RATE_LIMIT_WRITES`, default 120/60).
     pub writes: Option<Limit>,
+    /// Hints and deal analyses, which run the solver, per player, on top of
+    /// `reads` (`RATE_LIMIT_SOLVER`, default 30/60).
+    pub solver: Option<Limit>,
     /// Wrong invite codes (404 from `/v1/invites/…`) per client address;
     /// past it, that address's invite requests are refused until the
     /// allowance refills (`RATE_LIMIT_INVITE_GUESSES`, default 10/60).
@@ -388,6 +391,7 @@ impl Settings {
                 not_found: read("RATE_LIMIT_NOT_FOUND", limit(60, 60))?,
                 reads: read("RATE_LIMIT_READS", limit(600, 60))?,
                 writes: read("RATE_LIMIT_WRITES", limit(120, 60))?,
+                solver: read("RATE_LIMIT_SOLVER", limit(30, 60))?,
                 invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", limit(10, 60))?,
             }
         };

@@ -75,6 +75,7 @@ pub struct Limiter {
     not_found: Option<Policy>,
     reads: Option<Policy>,
     writes: Option<Policy>,
+    solver: Option<Policy>,
     invite_guesses: Option<Policy>,
     /// Addresses refused invite look-ups until a time, after too many wrong codes.
     invites_blocked: Mutex<HashMap<IpAddr, Instant>>,
@@ -92,6 +93,7 @@ impl Limiter {
             not_found: Policy::new("not_found", limits.not_found),
             reads: Policy::new("reads", limits.reads),
             writes: Policy::new("writes", limits.writes),
+            solver: Policy::new("solver", limits.solver),
             invite_guesses: Policy::new("invite_guesses", limits.invite_guesses),
             invites_blocked: Mutex::default(),
             blocked: Mutex::default(),
@@ -106,6 +108,7 @@ impl Limiter {
             &self.not_found,
             &self.reads,
             &self.writes,
+            &self.solver,
             &self.invite_guesses,
         ]
         .into_iter()
@@ -176,6 +179,7 @@ impl Limiter {
             &self.not_found,
             &self.reads,
             &self.writes,
+            &self.solver,
             &self.invite_guesses,
         ]
         .into_iter()
@@ -231,26 +235,32 @@ pub async fn rate_limit(
     if invite && let Some(refusal) = limiter.invites_blocked(address) {
         return Ok(req.error_response(refusal).map_into_boxed_body());
     }
-    let policy = if req.method() == Method::POST && path == "/v1/players" {
-        limiter.signups.as_ref().map(|p| (p, Key::Address(address)))
+    let signup = req.method() == Method::POST && path == "/v1/players";
+    let (policy, solver) = if signup {
+        (limiter.signups.as_ref(), None)
+    } else if req.method() == Method::GET {
+        // A hint or a deal's analysis runs the solver (up to a fifth of a
+        // second of a core each): counted once more, against its own limit.
+        let solver = limiter.solver.as_ref().filter(|_| runs_the_solver(path));
+        (limiter.reads.as_ref(), solver)
     } else {
-        let policy = if req.method() == Method::GET {
-            &limiter.reads
-        } else {
-            &limiter.writes
-        };
+        (limiter.writes.as_ref(), None)
+    };
+    if policy.is_some() || solver.is_some() {
         // The token is looked at only for a limit that counts it (with
         // RATE_LIMITS=off, never: the handler checks it anyway).
-        policy
-            .as_ref()
-            .map(|p| (p, caller_key(&req, state, address)))
-    };
-    if let Some((policy, key)) = policy
-        && let Err(wait) = policy.take(&key)
-    {
-        return Ok(req
-            .error_response(policy.refusal(wait))
-            .map_into_boxed_body());
+        let key = if signup {
+            Key::Address(address)
+        } else {
+            caller_key(&req, state, address)
+        };
+        for policy in [policy, solver].into_iter().flatten() {
+            if let Err(wait) = policy.take(&key) {
+                return Ok(req
+                    .error_response(policy.refusal(wait))
+                    .map_into_boxed_body());
+            }
+        }
     }
     let response = next.call(req).await?;
     match response.status() {
@@ -260,6 +270,12 @@ pub async fn rate_limit(
         _ => {}
     }
     Ok(response.map_into_boxed_body())
+}
+
+/// Whether `path` (under the prefix) asks for solver work: a hint or a
+/// deal's analysis.
+fn runs_the_solver(path: &str) -> bool {
+    path.starts_with("/v1/games/") && (path.ends_with("/hint") || path.ends_with("/analysis"))
 }
 
 /// Whom a read or change counts against: the player of a valid token of

@@ -196,8 +196,62 @@ async fn a_path_spelt_with_percent_escapes_counts_against_the_same_limits(db: Db
     assert_limited(&refused, "writes", 3, 60);
 }
 
+async fn hints_and_analyses_are_limited_per_player_on_top_of_reads(db: Db) {
+    let app = app_with(
+        db,
+        RateLimits {
+            solver: limit(2, 60),
+            ..RateLimits::off()
+        },
+    )
+    .await;
+    let player = app.player("one").await;
+    let other = app.player("two").await;
+    let id = app
+        .table(&player, "klaverjassen", json!({"hints": true}))
+        .await;
+    for path in [
+        format!("/v1/games/{id}/hint"),
+        format!("/v1/games/{id}/deals/1/analysis"),
+    ] {
+        let answer = app
+            .send(Method::GET, &path, Some(&player.token), None)
+            .await;
+        assert_ne!(answer.status, StatusCode::TOO_MANY_REQUESTS, "{path}");
+    }
+    let refused = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/hint"),
+            Some(&player.token),
+            None,
+        )
+        .await;
+    assert_limited(&refused, "solver", 2, 60);
+    // Other reads, and other players' hints, are not held back by it.
+    let view = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}"),
+            Some(&player.token),
+            None,
+        )
+        .await;
+    assert_eq!(view.status, StatusCode::OK);
+    let theirs = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/hint"),
+            Some(&other.token),
+            None,
+        )
+        .await;
+    assert_ne!(theirs.status, StatusCode::TOO_MANY_REQUESTS);
+}
+
 on_both_databases!(
     signing_up_is_limited_per_address_and_allowed_again_after_the_window,
+    hints_and_analyses_are_limited_per_player_on_top_of_reads,
     a_path_spelt_with_percent_escapes_counts_against_the_same_limits,
     failed_tokens_are_limited_per_address,
     guessing_game_ids_is_limited_per_address,
