@@ -338,6 +338,13 @@ macro_rules! move_schema {
         #[doc = concat!("The tag of a `", stringify!($name), "`.")]
         #[derive(ToSchema)]
         #[serde(rename_all = "snake_case")]
+        // The field that holds the tag is inlined, and utoipa reads no doc
+        // comment built by `concat!`: the description is the field's.
+        #[schema(description = concat!(
+            "Which move this is, the discriminator of `MoveSchema`: the one value a `",
+            stringify!($name),
+            "` has."
+        ))]
         pub enum $tag_type {
             #[doc = concat!("`", stringify!($tag), "`, in snake_case.")]
             $tag,
