@@ -220,3 +220,82 @@ fn a_new_tables_options_are_tied_to_its_game_by_one_of() {
         assert!(schemas[name]["properties"].get(foreign).is_none(), "{name}");
     }
 }
+
+/// The schema a `$ref` names, if it is one of ours.
+fn referenced<'d>(
+    doc: &'d serde_json::Value,
+    schema: &serde_json::Value,
+) -> Option<&'d serde_json::Value> {
+    let name = schema["$ref"]
+        .as_str()?
+        .strip_prefix("#/components/schemas/")?;
+    doc["components"]["schemas"].get(name)
+}
+
+/// Whether a reader of `schema` is shown an example value: its own
+/// `example`/`examples`, an `enum` or `const`, or (for a reference, a
+/// composition whose non-null branches all have one, or an array whose items
+/// have one) the example of what it is made of.
+fn shows_an_example(doc: &serde_json::Value, schema: &serde_json::Value, depth: usize) -> bool {
+    // A schema that refers to itself shows no example of its own there.
+    if depth > 16 {
+        return false;
+    }
+    if ["example", "examples", "enum", "const"]
+        .iter()
+        .any(|key| schema.get(key).is_some())
+    {
+        return true;
+    }
+    if schema.get("$ref").is_some() {
+        return referenced(doc, schema).is_some_and(|s| shows_an_example(doc, s, depth + 1));
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        if let Some(branches) = schema[key].as_array() {
+            let branches: Vec<_> = branches.iter().filter(|b| b["type"] != "null").collect();
+            return !branches.is_empty()
+                && branches.iter().all(|b| shows_an_example(doc, b, depth + 1));
+        }
+    }
+    let types = match &schema["type"] {
+        serde_json::Value::Array(types) => types.clone(),
+        one => vec![one.clone()],
+    };
+    if types.iter().any(|t| t == "array") {
+        return shows_an_example(doc, &schema["items"], depth + 1);
+    }
+    false
+}
+
+/// The contract: "every [field name of ours] is described in the generated
+/// OpenAPI document with an example". A field has a description of its own
+/// (or, for a bare `$ref`, its schema's), and an example of its own, of
+/// what it is made of, or of the whole object around it.
+#[test]
+fn every_field_has_a_description_and_an_example() {
+    let doc: serde_json::Value = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
+    let mut offenders = Vec::new();
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        let Some(properties) = schema["properties"].as_object() else {
+            continue;
+        };
+        let whole_example = schema.get("example").is_some() || schema.get("examples").is_some();
+        for (field, property) in properties {
+            let described = property.get("description").is_some()
+                || (property.get("$ref").is_some()
+                    && referenced(&doc, property).is_some_and(|s| s.get("description").is_some()));
+            if !described {
+                offenders.push(format!("{name}.{field}: no description"));
+            }
+            if !whole_example && !shows_an_example(&doc, property, 0) {
+                offenders.push(format!("{name}.{field}: no example"));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "{} fields lack a description or an example:\n{}",
+        offenders.len(),
+        offenders.join("\n")
+    );
+}
