@@ -220,3 +220,275 @@ fn a_new_tables_options_are_tied_to_its_game_by_one_of() {
         assert!(schemas[name]["properties"].get(foreign).is_none(), "{name}");
     }
 }
+
+/// The schema a `$ref` names, if it is one of ours.
+fn referenced<'d>(
+    doc: &'d serde_json::Value,
+    schema: &serde_json::Value,
+) -> Option<&'d serde_json::Value> {
+    let name = schema["$ref"]
+        .as_str()?
+        .strip_prefix("#/components/schemas/")?;
+    doc["components"]["schemas"].get(name)
+}
+
+/// Whether a reader of `schema` is shown an example value: its own
+/// `example`/`examples`, an `enum` or `const`, or (for a reference, a
+/// composition whose non-null branches all have one, or an array whose items
+/// have one) the example of what it is made of.
+fn shows_an_example(doc: &serde_json::Value, schema: &serde_json::Value, depth: usize) -> bool {
+    // A schema that refers to itself shows no example of its own there.
+    if depth > 16 {
+        return false;
+    }
+    if ["example", "examples", "enum", "const"]
+        .iter()
+        .any(|key| schema.get(key).is_some())
+    {
+        return true;
+    }
+    if schema.get("$ref").is_some() {
+        return referenced(doc, schema).is_some_and(|s| shows_an_example(doc, s, depth + 1));
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        if let Some(branches) = schema[key].as_array() {
+            let branches: Vec<_> = branches.iter().filter(|b| b["type"] != "null").collect();
+            return !branches.is_empty()
+                && branches.iter().all(|b| shows_an_example(doc, b, depth + 1));
+        }
+    }
+    let types = match &schema["type"] {
+        serde_json::Value::Array(types) => types.clone(),
+        one => vec![one.clone()],
+    };
+    if types.iter().any(|t| t == "array") {
+        return shows_an_example(doc, &schema["items"], depth + 1);
+    }
+    false
+}
+
+/// The contract: "every [field name of ours] is described in the generated
+/// OpenAPI document with an example". A field has a description of its own
+/// (or, for a bare `$ref`, its schema's), and an example of its own, of
+/// what it is made of, or of the whole object around it.
+#[test]
+fn every_field_has_a_description_and_an_example() {
+    let doc: serde_json::Value = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
+    let mut offenders = Vec::new();
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        let Some(properties) = schema["properties"].as_object() else {
+            continue;
+        };
+        let whole_example = schema.get("example").is_some() || schema.get("examples").is_some();
+        for (field, property) in properties {
+            let described = property.get("description").is_some()
+                || (property.get("$ref").is_some()
+                    && referenced(&doc, property).is_some_and(|s| s.get("description").is_some()));
+            if !described {
+                offenders.push(format!("{name}.{field}: no description"));
+            }
+            if !whole_example && !shows_an_example(&doc, property, 0) {
+                offenders.push(format!("{name}.{field}: no example"));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "{} fields lack a description or an example:\n{}",
+        offenders.len(),
+        offenders.join("\n")
+    );
+}
+
+/// What is wrong with `value` as an instance of `schema`, as far as the
+/// keywords the document uses go (`pattern` aside).
+fn misfits(
+    doc: &serde_json::Value,
+    schema: &serde_json::Value,
+    value: &serde_json::Value,
+) -> Vec<String> {
+    use serde_json::Value;
+    let mut wrong = Vec::new();
+    if schema.get("$ref").is_some() {
+        return match referenced(doc, schema) {
+            Some(target) => misfits(doc, target, value),
+            None => vec![format!("unknown {}", schema["$ref"])],
+        };
+    }
+    if let Some(values) = schema["enum"].as_array()
+        && !values.contains(value)
+    {
+        wrong.push(format!("{value} is not one of {values:?}"));
+    }
+    if let Some(constant) = schema.get("const")
+        && constant != value
+    {
+        wrong.push(format!("{value} is not {constant}"));
+    }
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let is = |kind: &str| match kind {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "string" => value.is_string(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => true,
+    };
+    if !types.is_empty() && !types.iter().any(|kind| is(kind)) {
+        wrong.push(format!("{value} is not of type {types:?}"));
+    }
+    if let Some(n) = value.as_f64() {
+        if schema["minimum"].as_f64().is_some_and(|min| n < min) {
+            wrong.push(format!(
+                "{value} is below the minimum {}",
+                schema["minimum"]
+            ));
+        }
+        if schema["maximum"].as_f64().is_some_and(|max| n > max) {
+            wrong.push(format!(
+                "{value} is above the maximum {}",
+                schema["maximum"]
+            ));
+        }
+    }
+    if let Some(text) = value.as_str() {
+        let chars = text.chars().count() as u64;
+        if schema["minLength"].as_u64().is_some_and(|min| chars < min)
+            || schema["maxLength"].as_u64().is_some_and(|max| chars > max)
+        {
+            wrong.push(format!("{value} has a length outside the schema's"));
+        }
+        let format_fits = match schema["format"].as_str() {
+            Some("uuid") => uuid::Uuid::parse_str(text).is_ok(),
+            Some("date-time") => chrono::DateTime::parse_from_rfc3339(text).is_ok(),
+            _ => true,
+        };
+        if !format_fits {
+            wrong.push(format!("{value} is not a {}", schema["format"]));
+        }
+    }
+    if let Some(items) = value.as_array() {
+        let count = items.len() as u64;
+        if schema["minItems"].as_u64().is_some_and(|min| count < min)
+            || schema["maxItems"].as_u64().is_some_and(|max| count > max)
+        {
+            wrong.push(format!(
+                "{value} has a number of items outside the schema's"
+            ));
+        }
+        if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
+            for item in items {
+                wrong.extend(misfits(doc, item_schema, item));
+            }
+        }
+    }
+    if let Some(object) = value.as_object() {
+        for required in schema["required"].as_array().into_iter().flatten() {
+            if !object.contains_key(required.as_str().unwrap_or_default()) {
+                wrong.push(format!("{value} lacks the required {required}"));
+            }
+        }
+        for (key, field) in object {
+            match schema["properties"].get(key) {
+                Some(property) => wrong.extend(misfits(doc, property, field)),
+                None if schema["additionalProperties"] == false => {
+                    wrong.push(format!(
+                        "{value} has {key}, which the schema does not allow"
+                    ));
+                }
+                None => {}
+            }
+        }
+    }
+    for (key, fitting) in [("oneOf", 1..=1), ("anyOf", 1..=usize::MAX)] {
+        if let Some(branches) = schema[key].as_array() {
+            let fit = branches
+                .iter()
+                .filter(|branch| misfits(doc, branch, value).is_empty())
+                .count();
+            if !fitting.contains(&fit) {
+                wrong.push(format!("{value} fits {fit} branches of a {key}"));
+            }
+        }
+    }
+    for branch in schema["allOf"].as_array().into_iter().flatten() {
+        wrong.extend(misfits(doc, branch, value));
+    }
+    wrong
+}
+
+/// An example that its own schema refuses would teach a client the wrong
+/// JSON: every `example` and `examples` entry fits where it stands.
+#[test]
+fn every_example_fits_its_schema() {
+    fn walk(doc: &serde_json::Value, at: &str, node: &serde_json::Value, wrong: &mut Vec<String>) {
+        match node {
+            serde_json::Value::Object(map) => {
+                // A parameter or a media type carries its example beside its
+                // schema; a schema carries it in itself.
+                let schema = map.get("schema").unwrap_or(node);
+                let mut examples: Vec<&serde_json::Value> =
+                    map.get("example").into_iter().collect();
+                if let Some(serde_json::Value::Array(many)) = map.get("examples") {
+                    examples.extend(many);
+                }
+                for example in examples {
+                    for misfit in misfits(doc, schema, example) {
+                        wrong.push(format!("{at}: {misfit}"));
+                    }
+                }
+                for (key, child) in map {
+                    if key != "example" && key != "examples" {
+                        walk(doc, &format!("{at}/{key}"), child, wrong);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(doc, &format!("{at}/{i}"), child, wrong);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc: serde_json::Value = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
+    let mut wrong = Vec::new();
+    walk(&doc, "#", &doc, &mut wrong);
+    assert!(
+        wrong.is_empty(),
+        "{} examples do not fit their schema:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    // The check refuses a wrong value of each kind it looks at.
+    let named = |name: &str| serde_json::json!({ "$ref": format!("#/components/schemas/{name}") });
+    for (schema, value) in [
+        (named("Seat"), serde_json::json!(-1)),
+        (named("Seat"), serde_json::json!("0")),
+        (named("Suit"), serde_json::json!("X")),
+        (named("SeatView"), serde_json::json!({"seat": 0})),
+        (
+            named("MoveSchema"),
+            serde_json::json!({"type": "play", "card": "10H", "seat": 1}),
+        ),
+        (
+            doc["components"]["schemas"]["GameView"]["properties"]["id"].clone(),
+            serde_json::json!("0b9c5c2e"),
+        ),
+        (
+            doc["components"]["schemas"]["AwaitingView"]["properties"]["deadline"].clone(),
+            serde_json::json!("5 December 2026"),
+        ),
+    ] {
+        assert!(
+            !misfits(&doc, &schema, &value).is_empty(),
+            "{value} passed as {schema}"
+        );
+    }
+}

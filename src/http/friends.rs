@@ -683,14 +683,27 @@ pub async fn rematch(
 
 /// A player's public profile.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72", "name": "Anneke", "bot": null,
+    "stats": {
+        "klaverjassen": {"played": 12, "won": 7, "drawn": 1, "lost": 4,
+            "average_points_per_deal": 87.5},
+        "potverteren": {"played": 5, "won": 2, "drawn": 0, "lost": 3, "net_chips": -14}
+    },
+    "rating": {
+        "klaverjassen": {"rating": 27.3, "uncertainty": 7.9},
+        "potverteren": {"rating": 24.1, "uncertainty": 8.2}
+    }
+}))]
 pub struct Profile {
     /// The player's id.
+    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub id: Uuid,
     /// The name others see.
     #[schema(example = "Anneke")]
     pub name: String,
     /// The level, for a computer player; null for a person.
-    #[schema(example = json!(null))]
+    #[schema(example = "strong")]
     pub bot: Option<String>,
     /// Finished matches, per game.
     pub stats: GameStats,
@@ -700,6 +713,11 @@ pub struct Profile {
 
 /// Statistics per game.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({
+    "klaverjassen": {"played": 12, "won": 7, "drawn": 1, "lost": 4,
+        "average_points_per_deal": 87.5},
+    "potverteren": {"played": 5, "won": 2, "drawn": 0, "lost": 3, "net_chips": -14}
+}))]
 pub struct GameStats {
     /// Klaverjassen.
     pub klaverjassen: KlaverjassenStats,
@@ -709,6 +727,8 @@ pub struct GameStats {
 
 /// Klaverjassen matches finished.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"played": 12, "won": 7, "drawn": 1, "lost": 4,
+    "average_points_per_deal": 87.5}))]
 pub struct KlaverjassenStats {
     /// Matches finished.
     #[schema(example = 12)]
@@ -731,6 +751,7 @@ pub struct KlaverjassenStats {
 
 /// Potverteren tables finished.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"played": 5, "won": 2, "drawn": 0, "lost": 3, "net_chips": -14}))]
 pub struct PotverterenStats {
     /// Tables finished.
     #[schema(example = 5)]
@@ -751,6 +772,10 @@ pub struct PotverterenStats {
 
 /// A rating per game.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({
+    "klaverjassen": {"rating": 27.3, "uncertainty": 7.9},
+    "potverteren": {"rating": 24.1, "uncertainty": 8.2}
+}))]
 pub struct GameRatings {
     /// Klaverjassen (teams of two).
     pub klaverjassen: Rating,
@@ -760,6 +785,7 @@ pub struct GameRatings {
 
 /// A Weng-Lin rating: a new player starts at 25 with uncertainty 25/3.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"rating": 27.3, "uncertainty": 7.9}))]
 pub struct Rating {
     /// The skill estimate.
     #[schema(example = 27.3)]

@@ -98,11 +98,13 @@ impl ToSchema for NewGameSchema {
                     "seat": {
                         "type": ["integer", "null"], "format": "int32", "minimum": 0,
                         "description": "The seat the host takes (default 0).",
+                        "example": 0,
                     },
                     "bots": {
                         "type": ["array", "null"],
                         "items": {"$ref": "#/components/schemas/BotSeat"},
                         "description": "Seats to fill with computer players at creation.",
+                        "example": [{"seat": 1, "level": "basic"}, {"seat": 3, "level": "strong"}],
                     },
                 },
             }));
@@ -117,8 +119,10 @@ impl ToSchema for NewGameSchema {
 /// A computer player to seat.
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"seat": 1, "level": "basic"}))]
 pub struct BotSeat {
     /// The seat (the first free one when left out).
+    #[schema(example = 1)]
     pub seat: Option<u8>,
     /// How strong it plays: `basic`, or `strong` (the exact-solver player at
     /// Klaverjassen, its own search at Potverteren: docs/bots.md).
@@ -264,6 +268,7 @@ pub struct Page<T: ToSchema> {
     /// The items, newest first.
     pub items: Vec<T>,
     /// Pass as `cursor` to get the next page; null on the last page.
+    #[schema(example = "1796465700000000_0b9c5c2e-4f1a-4d2b-9a57-3f0c2d8e6a11")]
     pub next_cursor: Option<String>,
 }
 
@@ -429,6 +434,7 @@ pub async fn get_game(
 #[serde(deny_unknown_fields)]
 pub struct TakeSeat {
     /// The seat to take; the first free one when absent.
+    #[schema(example = 2)]
     pub seat: Option<u8>,
 }
 
@@ -647,14 +653,20 @@ pub struct EventsQuery {
 
 /// One accepted change, as the caller may see it now.
 #[derive(Serialize, ToSchema)]
+#[schema(example = json!({"seq": 6, "kind": "move", "seat": 0, "by": "player",
+    "at": "2026-12-05T10:15:00Z",
+    "data": {"type": "choose_trump", "suit": "C", "seat": 0, "deal_number": 1}}))]
 pub struct EventView {
     /// Position in the log; equal to the game version the change made.
+    #[schema(example = 6)]
     pub seq: i64,
     /// `created`, `joined`, `left`, `deal`, `move`, `back` (a seat no longer
     /// away), `rematch` (the next table was made) or `abandoned` (closed
     /// after waiting too long).
+    #[schema(example = "move")]
     pub kind: String,
     /// The seat that acted.
+    #[schema(example = 0)]
     pub seat: Option<u8>,
     /// Who made the change: `player`, `bot` (a computer player) or `clock`
     /// (a move made for a seat whose clock ran out or that is away, or a
@@ -662,11 +674,13 @@ pub struct EventView {
     #[schema(example = "player")]
     pub by: String,
     /// When the change was accepted.
+    #[schema(example = "2026-12-05T10:15:00Z")]
     pub at: chrono::DateTime<chrono::Utc>,
     /// The change: the move as made (public), plus what became public since
     /// (a deal's hands once that deal is over). `data.seat` is the seat that
     /// acted; a `report_revoke` keeps the seat it names as `reported_seat`.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Object,
+        example = json!({"type": "choose_trump", "suit": "C", "seat": 0, "deal_number": 1}))]
     pub data: serde_json::Value,
 }
 
@@ -676,6 +690,7 @@ pub struct EventPage {
     /// The events, oldest first.
     pub events: Vec<EventView>,
     /// Pass as `after` for the next page (the last `seq` here, or `after` when empty).
+    #[schema(example = 6)]
     pub next_after: i64,
 }
 

@@ -204,6 +204,8 @@ pub async fn get_hint(
 
 /// One card of a deal and what it cost.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"trick": 1, "seat": 0, "card": "9C", "value_before": 42,
+    "value_after": 22, "lost": 20}))]
 pub struct CardAnalysis {
     /// The trick, 1..=8.
     #[schema(example = 1)]

@@ -162,7 +162,40 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
-    answers_every_route_can_give(api)
+    describe_nullable_references(answers_every_route_can_give(api))
+}
+
+/// Moves the description of every nullable field of a named type up to the
+/// field. utoipa writes an `Option<T>` field as a `oneOf` of a `$ref` to `T`
+/// and `null`, and puts the field's doc comment beside the `$ref`, inside
+/// the `oneOf`, where readers and client generators do not look for it.
+fn describe_nullable_references(mut api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::Schema;
+    let Some(components) = api.components.as_mut() else {
+        return api;
+    };
+    for schema in components.schemas.values_mut() {
+        let RefOr::T(Schema::Object(object)) = schema else {
+            continue;
+        };
+        for property in object.properties.values_mut() {
+            let RefOr::T(Schema::OneOf(one_of)) = property else {
+                continue;
+            };
+            if one_of.description.is_some() {
+                continue;
+            }
+            for item in &mut one_of.items {
+                if let RefOr::Ref(reference) = item
+                    && !reference.description.is_empty()
+                {
+                    one_of.description = Some(std::mem::take(&mut reference.description));
+                }
+            }
+        }
+    }
+    api
 }
 
 /// Adds what every route can answer but no handler states: 429 and 503 on

@@ -46,6 +46,7 @@ pub struct NewPlayer {
 #[derive(Serialize, ToSchema)]
 pub struct CreatedPlayer {
     /// The player's id.
+    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub id: Uuid,
     /// The player's name.
     #[schema(example = "Anneke")]
@@ -54,6 +55,7 @@ pub struct CreatedPlayer {
     #[schema(example = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl")]
     pub token: String,
     /// When the token expires.
+    #[schema(example = "2027-01-04T10:15:00Z")]
     pub expires_at: DateTime<Utc>,
 }
 
@@ -61,6 +63,7 @@ pub struct CreatedPlayer {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Player {
     /// The player's id.
+    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub id: Uuid,
     /// The player's name.
     #[schema(example = "Anneke")]
@@ -117,11 +120,13 @@ pub async fn me(
 #[derive(Serialize, ToSchema)]
 pub struct FreshToken {
     /// The player's id (unchanged).
+    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub id: Uuid,
     /// A bearer token for `Authorization: Bearer <token>`.
     #[schema(example = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl")]
     pub token: String,
     /// When the token expires.
+    #[schema(example = "2027-01-04T10:15:00Z")]
     pub expires_at: DateTime<Utc>,
 }
 

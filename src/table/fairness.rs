@@ -124,6 +124,11 @@ impl Eq for FairDeals {}
 
 /// The `fairness` object of every view.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "commitment": "4f5904d4cb102b7cf840a022240b81982131ef01ec09bef981991123fbdb1c07",
+    "chain_length": 16, "chain_start": 1, "next_commitment": null,
+    "seat_seeds": ["9f2c", null, null, null]
+}))]
 pub struct FairnessView {
     /// `s(0)` of the chain that covers the deal in progress or due: SHA-256
     /// applied `k` times to deal `k`'s server seed gives it (k counted from
@@ -138,6 +143,7 @@ pub struct FairnessView {
     pub chain_start: u32,
     /// Potverteren: the next chain's commitment, once the last round of the
     /// current chain has begun; else null.
+    #[schema(example = "0554e507e92c9856e895f774c7bdc37eabe99969782990f2cdf4df1e5aa741bd")]
     pub next_commitment: Option<String>,
     /// The seat seeds in force, by seat; null where none was sent.
     #[schema(value_type = Vec<Option<String>>, example = json!(["9f2c", null, null, "00ff17"]))]

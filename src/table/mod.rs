@@ -488,8 +488,10 @@ impl Move {
 
 /// A seated player.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"id": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72", "name": "Anneke"}))]
 pub struct SeatedPlayer {
     /// The player's id.
+    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub id: Uuid,
     /// The player's name.
     #[schema(example = "Anneke")]

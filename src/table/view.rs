@@ -19,6 +19,10 @@ pub(super) const VIEW_BYTES_BESIDE_RECORDS: usize = 4096;
 
 /// A seat and who sits in it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "seat": 0, "player": {"id": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72", "name": "Anneke"},
+    "bot": null, "away": false
+}))]
 pub struct SeatView {
     /// The seat number.
     pub seat: Seat,
@@ -33,12 +37,14 @@ pub struct SeatView {
 
 /// Who the table waits for, and until when.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"seats": [3], "action": "play", "deadline": "2026-12-05T10:16:00Z"}))]
 pub struct AwaitingView {
     /// The seats the table waits for.
     pub seats: Vec<Seat>,
     /// What they are to do.
     pub action: Action,
     /// When their clock runs out (RFC 3339); null on a table without a clock.
+    #[schema(example = "2026-12-05T10:16:00Z")]
     pub deadline: Option<chrono::DateTime<chrono::Utc>>,
 }
 
@@ -59,6 +65,7 @@ pub struct ShownOptions {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GameView {
     /// The game's id.
+    #[schema(example = "0b9c5c2e-4f1a-4d2b-9a57-3f0c2d8e6a11")]
     pub id: Uuid,
     /// Which game.
     pub game: GameKind,
@@ -71,6 +78,7 @@ pub struct GameView {
     #[schema(value_type = OptionsSchema)]
     pub options: ShownOptions,
     /// The player who created the table and controls it before it starts.
+    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub host: Uuid,
     /// Who sits where.
     pub seats: Vec<SeatView>,
@@ -95,6 +103,7 @@ pub struct GameView {
     #[schema(example = "K7M9TQ4XRB")]
     pub invite_code: Option<String>,
     /// The table `POST …/rematch` created after this finished one, or null.
+    #[schema(example = "7e4d2c1b-9a8f-4e6d-b5c3-1a2b3c4d5e6f")]
     pub rematch: Option<Uuid>,
     /// Seats a rematch holds for the previous match's players: only that
     /// player may take one until `until`, then it is free for anyone.
@@ -117,12 +126,16 @@ impl GameView {
 
 /// A seat held for one player (a rematch).
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"seat": 2, "player": "c1e7a9b3-2d4f-4e81-a6b5-7f9c3e1d2a48",
+    "until": "2026-12-05T10:20:00Z"}))]
 pub struct ReservedSeatView {
     /// The seat.
     pub seat: Seat,
     /// The only player who may take it.
+    #[schema(example = "c1e7a9b3-2d4f-4e81-a6b5-7f9c3e1d2a48")]
     pub player: Uuid,
     /// When the hold ends.
+    #[schema(example = "2026-12-05T10:20:00Z")]
     pub until: chrono::DateTime<chrono::Utc>,
 }
 
@@ -143,6 +156,9 @@ pub enum OptionsSchema {
 /// present; the JSON of `klaverjassen::Options`.
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"revoke_mode": "enforced", "first_dealer": 3, "deals": 16,
+    "auto_deal": true, "turn_seconds": 60, "bot_delay_ms": 800, "hints": false,
+    "private": false}))]
 pub struct KlaverjassenOptionsView {
     /// Whether a card that may not be played is refused (`enforced`) or
     /// accepted and left to the opponents to report (`club`).
@@ -153,6 +169,7 @@ pub struct KlaverjassenOptionsView {
     #[schema(example = 16, minimum = 1, maximum = 16)]
     pub deals: u8,
     /// Whether the server deals each deal itself as soon as it is due.
+    #[schema(example = true)]
     pub auto_deal: bool,
     /// Seconds a seat has for its turn, 5..3600; null for no clock.
     #[schema(example = 60, minimum = 5, maximum = 3600)]
@@ -161,8 +178,10 @@ pub struct KlaverjassenOptionsView {
     #[schema(example = 800, minimum = 0, maximum = 10000)]
     pub bot_delay_ms: u32,
     /// Whether the hint endpoint answers on this table.
+    #[schema(example = false)]
     pub hints: bool,
     /// Whether the table is private (not in the lobby; joined by invite code).
+    #[schema(example = false)]
     pub private: bool,
 }
 
@@ -170,6 +189,9 @@ pub struct KlaverjassenOptionsView {
 /// present; the JSON of `potverteren::Options`.
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"seats": 5, "variant": "auction", "starting_chips": 100,
+    "auto_deal": false, "turn_seconds": 60, "bot_delay_ms": 800, "hints": false,
+    "private": false}))]
 pub struct PotverterenOptionsView {
     /// Number of seats, 5 to 10.
     #[schema(minimum = 5, maximum = 10, example = 5)]
@@ -181,6 +203,7 @@ pub struct PotverterenOptionsView {
     pub starting_chips: i64,
     /// Whether the server deals as soon as a deal is due, instead of waiting
     /// for the pothouder's `deal`.
+    #[schema(example = false)]
     pub auto_deal: bool,
     /// Seconds a seat has for its turn, 5..3600; null for no clock.
     #[schema(example = 60, minimum = 5, maximum = 3600)]
@@ -189,8 +212,10 @@ pub struct PotverterenOptionsView {
     #[schema(example = 800, minimum = 0, maximum = 10000)]
     pub bot_delay_ms: u32,
     /// Whether the hint endpoint answers on this table.
+    #[schema(example = false)]
     pub hints: bool,
     /// Whether the table is private (not in the lobby; joined by invite code).
+    #[schema(example = false)]
     pub private: bool,
 }
 
@@ -280,6 +305,7 @@ fn with_table_options(
 /// describes it.
 #[derive(ToSchema)]
 #[serde(untagged)]
+#[schema(example = json!({"type": "play", "card": "10H"}))]
 #[schema(discriminator(property_name = "type", mapping(
     ("deal" = "#/components/schemas/DealMove"),
     ("choose_trump" = "#/components/schemas/ChooseTrumpMove"),
@@ -338,6 +364,13 @@ macro_rules! move_schema {
         #[doc = concat!("The tag of a `", stringify!($name), "`.")]
         #[derive(ToSchema)]
         #[serde(rename_all = "snake_case")]
+        // The field that holds the tag is inlined, and utoipa reads no doc
+        // comment built by `concat!`: the description is the field's.
+        #[schema(description = concat!(
+            "Which move this is, the discriminator of `MoveSchema`: the one value a `",
+            stringify!($name),
+            "` has."
+        ))]
         pub enum $tag_type {
             #[doc = concat!("`", stringify!($tag), "`, in snake_case.")]
             $tag,
@@ -382,7 +415,7 @@ move_schema!(
     /// Potverteren: bid this many chips to become pothouder (*opbod*).
     BidMove, BidMoveType::Bid {
         /// Chips, 1 to 1,000,000, more than the highest bid so far.
-        #[schema(minimum = 1, maximum = 1_000_000)]
+        #[schema(minimum = 1, maximum = 1_000_000, example = 3)]
         amount: u32,
     }
 );
@@ -550,19 +583,37 @@ impl Game {
 
 /// A table in a listing.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "id": "0b9c5c2e-4f1a-4d2b-9a57-3f0c2d8e6a11", "game": "klaverjassen", "status": "waiting",
+    "version": 2,
+    "options": {"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": true,
+        "turn_seconds": 60, "bot_delay_ms": 800, "hints": false, "private": false},
+    "host": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72",
+    "seats": [
+        {"seat": 0, "player": {"id": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72", "name": "Anneke"},
+            "bot": null, "away": false},
+        {"seat": 1, "player": {"id": "8a2b4c6d-1e3f-4a5b-9c7d-2e4f6a8b0c1d",
+            "name": "Computer 1 (basic)"}, "bot": "basic", "away": false},
+        {"seat": 2, "player": null, "bot": null, "away": false},
+        {"seat": 3, "player": null, "bot": null, "away": false}
+    ]
+}))]
 pub struct GameSummary {
     /// The game's id.
+    #[schema(example = "0b9c5c2e-4f1a-4d2b-9a57-3f0c2d8e6a11")]
     pub id: Uuid,
     /// Which game.
     pub game: GameKind,
     /// Waiting, playing or finished.
     pub status: Status,
     /// The game's version.
+    #[schema(example = 2)]
     pub version: i64,
     /// The table options.
     #[schema(value_type = OptionsSchema)]
     pub options: ShownOptions,
     /// The player who created the table.
+    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub host: Uuid,
     /// Who sits where.
     pub seats: Vec<SeatView>,

@@ -28,6 +28,7 @@ impl PotParts {
 
 /// A seat's cards as revealed at the end of a round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"seat": 2, "cards": ["JS", "6H", "4D"], "total": 20}))]
 pub struct RevealedHand {
     /// The seat.
     pub seat: Seat,
