@@ -148,6 +148,22 @@ def main():
         chips = sum(view["potverteren"]["balances"]) + view["potverteren"]["pot"]
         check(f"three Potverteren rounds ({variant}) through nginx, chips conserved", chips == 600, chips)
 
+    # An invite code seats a friend through nginx; the code is kept for the
+    # access-log check in run.sh (INVITE_CODE_FILE).
+    host = player("Host")
+    status, _, private = call(PROXY, "POST", "/v1/games", host, {"game": "klaverjassen",
+                                                                 "options": {"private": True}})
+    code = private.get("invite_code")
+    friend = player("Friend")
+    shown, _, _ = call(PROXY, "GET", f"/v1/invites/{code}", friend)
+    seated, _, seat_view = call(PROXY, "POST", f"/v1/invites/{code.lower()}", friend, {"seat": 2})
+    check("an invite code seats a friend through nginx",
+          status == 201 and shown == 200 and seated == 200 and seat_view.get("you") == 2,
+          (status, shown, seated))
+    if os.environ.get("INVITE_CODE_FILE"):
+        with open(os.environ["INVITE_CODE_FILE"], "w") as out:
+            out.write(code)
+
     after = [requests_served(base)[0] for base in DIRECT]
     spread = [a - b for a, b in zip(after, before)]
     check("requests were spread over both instances", all(n > 50 for n in spread), spread)

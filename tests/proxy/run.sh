@@ -62,7 +62,17 @@ nginx -c "$work/nginx.conf" -p "$work" -e "$work/nginx-error.log"
 PROXY_URL="http://127.0.0.1:$port_proxy/cards" \
 DIRECT_URLS="http://127.0.0.1:$port_a/cards http://127.0.0.1:$port_b/cards" \
 INSTANCE_PIDS="${pids[0]} ${pids[1]}" \
+INVITE_CODE_FILE="$work/invite-code" \
     python3 tests/proxy/play.py || { tail -n 20 "$work"/instance-*.log "$work"/nginx-error.log; exit 1; }
+
+# The access log masks invite codes, and still logs the invite requests.
+code=$(cat "$work/invite-code")
+if grep -qi "$code" "$work/nginx-access.log"; then
+    echo "FAIL the access log holds an invite code"; grep -i "$code" "$work/nginx-access.log"; exit 1
+fi
+grep -q '"POST /cards/v1/invites/\* HTTP' "$work/nginx-access.log" \
+    || { echo "FAIL no masked invite request in the access log"; tail -n 5 "$work/nginx-access.log"; exit 1; }
+echo "ok   the access log masks invite codes"
 
 # The instance that got SIGTERM stopped by itself, cleanly.
 if kill -0 "${pids[0]}" 2>/dev/null; then
