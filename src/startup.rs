@@ -140,6 +140,7 @@ impl Application {
             sse_keep_alive: settings.sse_keep_alive,
             path_prefix: settings.path_prefix.clone(),
             clock,
+            streams: Arc::default(),
         });
         tokio::spawn(http::scheduler::run(state.clone()));
         tokio::spawn(http::cleanup::run(

@@ -96,6 +96,10 @@ pub enum ApiError {
     /// it answers, for `Allow`.
     #[error("this path answers {0} only")]
     MethodNotAllowed(String),
+    /// The player holds as many live streams on this instance as it may
+    /// (429).
+    #[error("at most {0} live streams per player on one instance: close one first")]
+    TooManyStreams(u32),
     /// Too many requests of one kind from one client (429).
     #[error("too many requests ({policy}: {quota} per {window} s); retry after {retry_after} s")]
     RateLimited {
@@ -158,6 +162,7 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::RequestTimeout(_) => "request_timeout",
             ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::TooManyStreams(_) => "too_many_streams",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::DatabaseUnavailable(_) => "database_unavailable",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
@@ -179,6 +184,7 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => "Method not allowed",
             ApiError::RequestTimeout(_) => "Request body too slow",
             ApiError::RateLimited { .. } => "Too many requests",
+            ApiError::TooManyStreams(_) => "Too many live streams",
             ApiError::PayloadTooLarge(_) => "Request body too large",
             ApiError::DatabaseUnavailable(_) => "Database unavailable",
             ApiError::UnsupportedMediaType => "Unsupported media type",
@@ -226,7 +232,9 @@ impl ResponseError for ApiError {
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RateLimited { .. } | ApiError::TooManyStreams(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -46,6 +46,8 @@ pub struct AppState {
     pub path_prefix: String,
     /// The time, for turn clocks and the scheduler (moved by hand in tests).
     pub clock: std::sync::Arc<dyn crate::clock::Clock>,
+    /// The live streams each player holds on this instance.
+    pub streams: std::sync::Arc<stream::OpenStreams>,
 }
 
 impl AppState {
@@ -60,6 +62,7 @@ impl AppState {
             sse_keep_alive: self.sse_keep_alive,
             path_prefix: self.path_prefix.clone(),
             clock: std::sync::Arc::clone(&self.clock),
+            streams: std::sync::Arc::clone(&self.streams),
         }
     }
 }

@@ -84,7 +84,54 @@ pub async fn wait_past(
     }
 }
 
+/// The most live streams (`GET /v1/games/{id}/stream`) one player may hold
+/// open on one instance: a table's view on a phone, a tablet and a few
+/// spectated tables, while a client cannot open thousands, each of which
+/// reloads its game on every change.
+pub const STREAMS_PER_PLAYER: u32 = 16;
+
+/// The live streams each player holds on this instance.
+#[derive(Debug, Default)]
+pub struct OpenStreams(std::sync::Mutex<std::collections::HashMap<Uuid, u32>>);
+
+impl OpenStreams {
+    /// Counts a new stream of `player`'s, or refuses it past
+    /// [`STREAMS_PER_PLAYER`]; the count goes down when the guard drops.
+    fn open(self: &std::sync::Arc<Self>, player: Uuid) -> Result<StreamGuard, ApiError> {
+        let mut open = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let count = open.entry(player).or_default();
+        if *count >= STREAMS_PER_PLAYER {
+            return Err(ApiError::TooManyStreams(STREAMS_PER_PLAYER));
+        }
+        *count += 1;
+        Ok(StreamGuard {
+            streams: std::sync::Arc::clone(self),
+            player,
+        })
+    }
+}
+
+/// One counted stream; uncounted when the stream ends or its client goes.
+#[derive(Debug)]
+struct StreamGuard {
+    streams: std::sync::Arc<OpenStreams>,
+    player: Uuid,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        let mut open = self.streams.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = open.get_mut(&self.player) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.player);
+            }
+        }
+    }
+}
+
 struct Stream {
+    _counted: StreamGuard,
     state: web::Data<AppState>,
     id: Uuid,
     caller: Uuid,
@@ -152,6 +199,7 @@ impl Stream {
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Last-Event-ID is not a version", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`, or `too_many_streams`: the caller holds 16 live streams on this instance already", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/games/{id}/stream")]
 pub async fn game_stream(
@@ -170,9 +218,11 @@ pub async fn game_stream(
             .filter(|v| *v >= 0)
             .ok_or_else(|| ApiError::validation("Last-Event-ID: a game version (0 or more)"))?,
     };
+    let counted = state.streams.open(caller.id)?;
     let waiter = state.notifier.subscribe(id).await;
     load(&state, id).await?;
     let start = Stream {
+        _counted: counted,
         state: state.clone(),
         id,
         caller: caller.id,

@@ -270,9 +270,44 @@ async fn cors_allows_only_the_configured_origins(db: Db) {
     );
 }
 
+async fn a_player_holds_at_most_sixteen_live_streams_on_an_instance(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+        .await;
+    let stream = |player: &Player| {
+        app.client
+            .get(format!("{}/v1/games/{id}/stream", app.base))
+            .bearer_auth(&player.token)
+            .send()
+    };
+    let mut open = Vec::new();
+    for _ in 0..kaarttafel::http::stream::STREAMS_PER_PLAYER {
+        open.push(Events::open(&app, &id, &players[0], None).await);
+    }
+    let refused = stream(&players[0]).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    let problem: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(problem["code"], "too_many_streams", "{problem}");
+    // Another player is not held back; a stream closed frees its place.
+    Events::open(&app, &id, &players[1], None).await;
+    drop(open.pop());
+    let mut reopened = None;
+    for _ in 0..100 {
+        let answer = stream(&players[0]).await.unwrap();
+        if answer.status() == StatusCode::OK {
+            reopened = Some(answer);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(reopened.is_some(), "a closed stream's place is free again");
+}
+
 on_both_databases!(
     four_stream_clients_follow_a_whole_deal,
     a_resumed_stream_gets_the_current_view_at_once,
+    a_player_holds_at_most_sixteen_live_streams_on_an_instance,
     streams_end_cleanly_on_shutdown,
     a_long_poll_answers_when_the_version_passes,
     cors_allows_only_the_configured_origins,
