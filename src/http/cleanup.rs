@@ -62,9 +62,16 @@ pub struct Swept {
     pub idempotency_answers: u64,
     /// Guest players removed.
     pub guest_players: u64,
+    /// Computer players that never played, removed.
+    pub bot_players: u64,
     /// Waiting tables given the due time of their closing.
     pub waiting_tables: u64,
 }
+
+/// How long a computer player that never played is kept: a day, so one
+/// made a moment before the job runs is not removed while its host's
+/// request is still seating it.
+const BOT_KEPT_MICROS: i64 = 24 * 3600 * 1_000_000;
 
 /// One run of the job at `now`, without the lease.
 pub async fn sweep(store: &Store, now: i64, policy: &Policy) -> Result<Swept, sqlx::Error> {
@@ -81,10 +88,20 @@ pub async fn sweep(store: &Store, now: i64, policy: &Policy) -> Result<Swept, sq
             break;
         }
     }
+    let mut bot_players = 0;
+    for _ in 0..1000 {
+        let removed =
+            cleanup::remove_unplayed_bots(&mut conn, now - BOT_KEPT_MICROS, BATCH).await?;
+        bot_players += removed;
+        if removed < BATCH as u64 {
+            break;
+        }
+    }
     let waiting_tables = cleanup::schedule_waiting_tables(&mut conn, ABANDON_AFTER_MICROS).await?;
     Ok(Swept {
         idempotency_answers,
         guest_players,
+        bot_players,
         waiting_tables,
     })
 }

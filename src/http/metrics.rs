@@ -150,6 +150,7 @@ impl Metrics {
         for (kind, rows) in [
             ("idempotency_answers", swept.idempotency_answers),
             ("guest_players", swept.guest_players),
+            ("bot_players", swept.bot_players),
             ("waiting_tables", swept.waiting_tables),
         ] {
             self.cleanup_rows

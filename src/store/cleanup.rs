@@ -93,6 +93,50 @@ pub async fn remove_idle_guests(
     Ok(removed)
 }
 
+/// The condition under which a computer player never played: no seat (a
+/// host removed it before the start, or its table was abandoned and its
+/// seats freed), no event, made before `$1`. A computer player with a game
+/// on record keeps its seat row, its profile and its rating.
+const UNPLAYED_BOT: &str = "p.bot_level IS NOT NULL AND p.created_at < $1 \
+     AND NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.player_id = p.id) \
+     AND NOT EXISTS (SELECT 1 FROM game_events e WHERE e.player_id = p.id)";
+
+/// Removes up to `limit` computer players that never played, made before
+/// `before`; how many. Each host's "add a computer player" makes a new one,
+/// so without this every one removed before the start would stay for ever.
+pub async fn remove_unplayed_bots(
+    conn: &mut AnyConnection,
+    before: i64,
+    limit: i64,
+) -> Result<u64, sqlx::Error> {
+    let ids: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT p.id FROM players p WHERE {UNPLAYED_BOT} ORDER BY p.id LIMIT $2"
+    )))
+    .bind(before)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut removed = 0;
+    for id in ids {
+        let deleted = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM players WHERE id = $2 AND id IN (SELECT p.id FROM players p WHERE {UNPLAYED_BOT})"
+        )))
+        .bind(before)
+        .bind(&id)
+        .execute(&mut *conn)
+        .await;
+        match deleted {
+            Ok(done) => removed += done.rows_affected(),
+            // Seated meanwhile, or named by a record the condition does not
+            // list (the foreign key refused): it stays.
+            Err(sqlx::Error::Database(error))
+                if error.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(removed)
+}
+
 /// Gives every table that waits for players and has no due time (stored
 /// before tables were closed automatically) the due time of its closing,
 /// `abandon_after` after its creation, for the scheduler; how many.

@@ -546,6 +546,67 @@ async fn a_worker_whose_connections_are_all_shelved_is_still_ready(db: Db) {
         .expect("ready");
 }
 
+async fn a_computer_player_removed_before_the_start_is_removed_after_a_day(db: Db) {
+    let clock = Arc::new(ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    runs_reach(&app, 1.0).await;
+    let host = app.player("Host").await;
+    let id = app.table(&host, "klaverjassen", json!({})).await;
+    let mut bots = Vec::new();
+    for seat in [1, 2] {
+        let added = app
+            .send(
+                Method::POST,
+                &format!("/v1/games/{id}/bots"),
+                Some(&host.token),
+                Some(json!({"seat": seat, "level": "basic"})),
+            )
+            .await;
+        assert_eq!(added.status, StatusCode::CREATED, "{}", added.body);
+        bots.push(
+            added.body["seats"][seat]["player"]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    let removed = app
+        .send(
+            Method::DELETE,
+            &format!("/v1/games/{id}/bots/1"),
+            Some(&host.token),
+            None,
+        )
+        .await;
+    assert_eq!(removed.status, StatusCode::OK, "{}", removed.body);
+    let profile = |bot: &str| {
+        let path = format!("/v1/players/{bot}");
+        let (app, token) = (&app, host.token.clone());
+        async move { app.send(Method::GET, &path, Some(&token), None).await }
+    };
+    assert_eq!(
+        profile(&bots[0]).await.status,
+        StatusCode::OK,
+        "kept for a day"
+    );
+    clock.advance(25.0 * HOUR);
+    runs_reach(&app, 2.0).await;
+    assert_eq!(
+        metric(&app, "kaarttafel_cleanup_rows_total{kind=\"bot_players\"}").await,
+        1.0
+    );
+    assert_eq!(
+        profile(&bots[0]).await.status,
+        StatusCode::NOT_FOUND,
+        "never played"
+    );
+    assert_eq!(
+        profile(&bots[1]).await.status,
+        StatusCode::OK,
+        "still seated"
+    );
+}
+
 on_both_databases!(
     a_change_made_on_a_version_another_change_passed_writes_nothing,
     a_change_written_alone_whose_event_fails_writes_nothing,
@@ -555,6 +616,7 @@ on_both_databases!(
     an_idempotency_answer_is_never_replayed_after_24_hours_even_before_cleanup,
     an_idempotency_key_names_a_new_request_after_24_hours,
     a_guest_with_no_game_is_removed_once_every_token_it_held_expired,
+    a_computer_player_removed_before_the_start_is_removed_after_a_day,
     a_waiting_table_stored_without_a_due_time_is_closed_as_abandoned,
     the_cleanup_job_runs_on_one_instance_at_a_time,
 );
