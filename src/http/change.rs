@@ -178,6 +178,26 @@ pub async fn remember(
     }
 }
 
+/// The most tables waiting for players one player may sit at when it makes
+/// another (a new table, a quick match that makes one, a rematch): enough
+/// for any club evening, while one player cannot fill the lobby, and every
+/// quick match's look over it, with thousands of tables.
+pub const WAITING_TABLES_PER_PLAYER: i64 = 20;
+
+/// Refuses a new table for `player` who already waits at
+/// [`WAITING_TABLES_PER_PLAYER`] tables (409 `too_many_tables`).
+pub async fn room_for_a_new_table(tx: &mut Tx, player: Uuid) -> Result<(), ApiError> {
+    if games::waiting_tables_of(tx, player).await? >= WAITING_TABLES_PER_PLAYER {
+        return Err(ApiError::Conflict {
+            code: "too_many_tables",
+            detail: format!(
+                "you wait at {WAITING_TABLES_PER_PLAYER} tables already: play, fill or leave one first"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The game's ETag: its version, quoted. Written digit by digit, not with
 /// `format!`, whose machinery took nearly five times the instructions, on
 /// every answer with a game (docs/benchmarks.md, twenty-third session).

@@ -400,6 +400,7 @@ pub struct QuickMatch {
         (status = 200, description = "Seated at a waiting table; the caller's view", body = GameView, headers(("ETag" = String))),
         (status = 201, description = "A new table with the caller as host; `Location` names it", body = GameView, headers(("Location" = String), ("ETag" = String))),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`too_many_tables`: no table to join, and the caller waits at 20 tables already", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unknown option, value out of range, or `private`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/matchmaking")]
@@ -512,6 +513,7 @@ pub async fn quick_match(
             return Ok(answer);
         }
     }
+    super::change::room_for_a_new_table(&mut tx, caller.id).await?;
     let due_at = store_new_table(&mut tx, &mut fresh, caller.id, now).await?;
     let answer = table_answer(&state, tx, keyed, &fresh, StatusCode::CREATED, true).await?;
     state.notifier.work_due(due_at);
@@ -576,7 +578,7 @@ async fn table_answer(
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_seated`: the caller did not play this game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`not_finished`: the game is not finished", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`not_finished`: the game is not finished; `too_many_tables`: the caller waits at 20 tables already", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An invalid `Idempotency-Key`, or one first used with another request", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/games/{id}/rematch")]
@@ -628,6 +630,7 @@ pub async fn rematch(
         let next = game_from_row(&row)?;
         return table_answer(&state, tx, keyed, &next, StatusCode::OK, true).await;
     }
+    super::change::room_for_a_new_table(&mut tx, caller.id).await?;
     let host = seated_player(&mut tx, caller).await?;
     let now = state.clock.now_micros();
     let mut next = Game::create(

@@ -155,6 +155,7 @@ pub fn seat_bot(
             headers(("Location" = String), ("ETag" = String))),
         (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`too_many_tables`: the caller waits at 20 tables already", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unknown option or value out of range", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/games")]
@@ -185,6 +186,7 @@ pub async fn create_game(
     {
         return Ok(replayed);
     }
+    super::change::room_for_a_new_table(&mut tx, caller.id).await?;
     let host = seated_player(&mut tx, caller).await?;
     let mut game = Game::create(
         Uuid::new_v4(),

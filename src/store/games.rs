@@ -568,6 +568,17 @@ pub async fn split_old_row(
     Ok(true)
 }
 
+/// How many tables waiting for players `player` sits at.
+pub async fn waiting_tables_of(conn: &mut AnyConnection, player: Uuid) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM game_seats s JOIN games g ON g.id = s.game_id \
+         WHERE s.player_id = $1 AND g.status = 'waiting'",
+    )
+    .bind(id_text(player))
+    .fetch_one(conn)
+    .await
+}
+
 /// Seats `player` at `seat`.
 pub async fn add_seat(
     conn: &mut AnyConnection,

@@ -544,9 +544,13 @@ async fn quick_match_finds_a_matching_table_behind_many_that_do_not_match(db: Db
     let anne = app.player("Anne").await;
     let bram = app.player("Bram").await;
     // More waiting tables than one page of matchmaking's reads, none of
-    // them with the options asked for, and then one that has them.
-    for _ in 0..120 {
-        app.table(&anne, "klaverjassen", json!({"deals": 1})).await;
+    // them with the options asked for, and then one that has them (hosts
+    // wait at 20 tables at most).
+    for host in 0..8 {
+        let host = app.player(&format!("Host {host}")).await;
+        for _ in 0..15 {
+            app.table(&host, "klaverjassen", json!({"deals": 1})).await;
+        }
     }
     let wanted = app.table(&anne, "klaverjassen", json!({"deals": 2})).await;
     let answer = quick_match(
@@ -557,6 +561,43 @@ async fn quick_match_finds_a_matching_table_behind_many_that_do_not_match(db: Db
     .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     assert_eq!(answer.body["id"], wanted.as_str());
+}
+
+async fn a_player_waiting_at_twenty_tables_makes_no_more(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let anne = app.player("Anne").await;
+    let bram = app.player("Bram").await;
+    for _ in 0..kaarttafel::http::change::WAITING_TABLES_PER_PLAYER {
+        app.table(&anne, "potverteren", json!({})).await;
+    }
+    let refused = app
+        .send(
+            Method::POST,
+            "/v1/games",
+            Some(&anne.token),
+            Some(json!({"game": "klaverjassen"})),
+        )
+        .await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (StatusCode::CONFLICT, "too_many_tables"),
+        "{}",
+        refused.body
+    );
+    // A quick match that would make a table is refused too; one that
+    // seats her at another's table is not.
+    let alone = quick_match(&app, &anne, json!({"game": "klaverjassen"})).await;
+    assert_eq!(
+        (alone.status, alone.code()),
+        (StatusCode::CONFLICT, "too_many_tables")
+    );
+    let theirs = app.table(&bram, "klaverjassen", json!({})).await;
+    let joined = quick_match(&app, &anne, json!({"game": "klaverjassen"})).await;
+    assert_eq!(joined.status, StatusCode::OK, "{}", joined.body);
+    assert_eq!(joined.body["id"], theirs.as_str());
+    // Others are not held back.
+    let other = app.table(&bram, "klaverjassen", json!({})).await;
+    assert!(!other.is_empty());
 }
 
 async fn rematch_seats_are_reserved_for_their_players_then_free_after_five_minutes(db: Db) {
@@ -843,6 +884,7 @@ on_both_databases!(
     a_rematch_is_created_once_when_four_players_ask_at_once,
     a_rematch_or_an_invite_with_an_idempotency_key_replays_its_first_answer,
     quick_match_finds_a_matching_table_behind_many_that_do_not_match,
+    a_player_waiting_at_twenty_tables_makes_no_more,
     rematch_seats_are_reserved_for_their_players_then_free_after_five_minutes,
     statistics_and_ratings_follow_the_score_sheets,
     computer_players_have_ratings_and_potverteren_counts_net_chips,
