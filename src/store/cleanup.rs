@@ -61,8 +61,21 @@ pub async fn remove_idle_guests(
     before: i64,
     limit: i64,
 ) -> Result<u64, sqlx::Error> {
+    remove_players_where(conn, IDLE_GUEST, before, limit).await
+}
+
+/// Removes up to `limit` players for whom `condition` holds (its `$1` is
+/// `before`), with their idempotency answers; how many. Each goes in a
+/// statement that checks the condition again, and one that a record the
+/// condition does not list still names (the foreign key refuses) stays.
+async fn remove_players_where(
+    conn: &mut AnyConnection,
+    condition: &'static str,
+    before: i64,
+    limit: i64,
+) -> Result<u64, sqlx::Error> {
     let ids: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT p.id FROM players p WHERE {IDLE_GUEST} ORDER BY p.id LIMIT $2"
+        "SELECT p.id FROM players p WHERE {condition} ORDER BY p.id LIMIT $2"
     )))
     .bind(before)
     .bind(limit)
@@ -75,7 +88,7 @@ pub async fn remove_idle_guests(
             .execute(&mut *conn)
             .await?;
         let deleted = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "DELETE FROM players WHERE id = $2 AND id IN (SELECT p.id FROM players p WHERE {IDLE_GUEST})"
+            "DELETE FROM players WHERE id = $2 AND id IN (SELECT p.id FROM players p WHERE {condition})"
         )))
         .bind(before)
         .bind(&id)
@@ -109,32 +122,7 @@ pub async fn remove_unplayed_bots(
     before: i64,
     limit: i64,
 ) -> Result<u64, sqlx::Error> {
-    let ids: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT p.id FROM players p WHERE {UNPLAYED_BOT} ORDER BY p.id LIMIT $2"
-    )))
-    .bind(before)
-    .bind(limit)
-    .fetch_all(&mut *conn)
-    .await?;
-    let mut removed = 0;
-    for id in ids {
-        let deleted = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "DELETE FROM players WHERE id = $2 AND id IN (SELECT p.id FROM players p WHERE {UNPLAYED_BOT})"
-        )))
-        .bind(before)
-        .bind(&id)
-        .execute(&mut *conn)
-        .await;
-        match deleted {
-            Ok(done) => removed += done.rows_affected(),
-            // Seated meanwhile, or named by a record the condition does not
-            // list (the foreign key refused): it stays.
-            Err(sqlx::Error::Database(error))
-                if error.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {}
-            Err(error) => return Err(error),
-        }
-    }
-    Ok(removed)
+    remove_players_where(conn, UNPLAYED_BOT, before, limit).await
 }
 
 /// Gives every table that waits for players and has no due time (stored
