@@ -79,8 +79,8 @@ pub async fn lock(
     Ok(())
 }
 
-/// Whether the answer was recorded: `false` when another request recorded
-/// one for the same key since this one looked ([`find`]).
+/// Whether the answer was recorded: [`Recorded::Taken`] when another
+/// request recorded one for the same key since this one looked ([`find`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use]
 pub enum Recorded {
