@@ -29,7 +29,8 @@ use crate::table::automation::ABANDON_AFTER_MICROS;
 pub const LEASE: &str = "cleanup";
 /// How often each instance tries to take the lease.
 const POLL: Duration = Duration::from_secs(60);
-/// Guests removed per statement batch; batches repeat until none is left.
+/// Players (guests, unplayed computer players) removed per batch; batches
+/// repeat until one comes back short.
 const BATCH: i64 = 500;
 /// How long after a guest's last use, beyond the token lifetime, it is kept.
 pub const GUEST_GRACE_MICROS: i64 = 24 * 3600 * 1_000_000;
@@ -79,24 +80,10 @@ pub async fn sweep(store: &Store, now: i64, policy: &Policy) -> Result<Swept, sq
     let idempotency_answers =
         cleanup::remove_idempotency_answers(&mut conn, now - crate::store::idempotency::TTL_MICROS)
             .await?;
-    let mut guest_players = 0;
-    for _ in 0..1000 {
-        let removed =
-            cleanup::remove_idle_guests(&mut conn, now - policy.guest_idle_micros, BATCH).await?;
-        guest_players += removed;
-        if removed < BATCH as u64 {
-            break;
-        }
-    }
-    let mut bot_players = 0;
-    for _ in 0..1000 {
-        let removed =
-            cleanup::remove_unplayed_bots(&mut conn, now - BOT_KEPT_MICROS, BATCH).await?;
-        bot_players += removed;
-        if removed < BATCH as u64 {
-            break;
-        }
-    }
+    let guest_players =
+        cleanup::remove_idle_guests(&mut conn, now - policy.guest_idle_micros, BATCH).await?;
+    let bot_players =
+        cleanup::remove_unplayed_bots(&mut conn, now - BOT_KEPT_MICROS, BATCH).await?;
     let waiting_tables = cleanup::schedule_waiting_tables(&mut conn, ABANDON_AFTER_MICROS).await?;
     Ok(Swept {
         idempotency_answers,

@@ -52,23 +52,47 @@ const IDLE_GUEST: &str = "p.external_sub IS NULL AND p.bot_level IS NULL \
      AND NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.player_id = p.id) \
      AND NOT EXISTS (SELECT 1 FROM game_events e WHERE e.player_id = p.id)";
 
-/// Removes up to `limit` guests with no game that were last used before
-/// `before`, with their idempotency answers; how many players. Each player
-/// goes in a statement that checks the condition again, so a guest who
-/// takes a seat or comes back meanwhile stays.
+/// Removes the guests with no game that were last used before `before`,
+/// with their idempotency answers, `batch` at a time (see
+/// [`remove_players_where`]); how many players. Each player goes in a
+/// statement that checks the condition again, so a guest who takes a seat
+/// or comes back meanwhile stays.
 pub async fn remove_idle_guests(
     conn: &mut AnyConnection,
     before: i64,
-    limit: i64,
+    batch: i64,
 ) -> Result<u64, sqlx::Error> {
-    remove_players_where(conn, IDLE_GUEST, before, limit).await
+    remove_players_where(conn, IDLE_GUEST, before, batch).await
+}
+
+/// The most batches one call of [`remove_players_where`] removes.
+const BATCHES_PER_CALL: u32 = 1000;
+
+/// Removes the players for whom `condition` holds (its `$1` is `before`),
+/// with their idempotency answers, `batch` at a time until a batch removes
+/// fewer (at most [`BATCHES_PER_CALL`] batches); how many.
+async fn remove_players_where(
+    conn: &mut AnyConnection,
+    condition: &'static str,
+    before: i64,
+    batch: i64,
+) -> Result<u64, sqlx::Error> {
+    let mut removed = 0;
+    for _ in 0..BATCHES_PER_CALL {
+        let this_batch = remove_batch_where(conn, condition, before, batch).await?;
+        removed += this_batch;
+        if this_batch < batch as u64 {
+            break;
+        }
+    }
+    Ok(removed)
 }
 
 /// Removes up to `limit` players for whom `condition` holds (its `$1` is
 /// `before`), with their idempotency answers; how many. Each goes in a
 /// statement that checks the condition again, and one that a record the
 /// condition does not list still names (the foreign key refuses) stays.
-async fn remove_players_where(
+async fn remove_batch_where(
     conn: &mut AnyConnection,
     condition: &'static str,
     before: i64,
@@ -107,22 +131,23 @@ async fn remove_players_where(
 }
 
 /// The condition under which a computer player never played: no seat (a
-/// host removed it before the start, or its table was abandoned and its
-/// seats freed), no event, made before `$1`. A computer player with a game
-/// on record keeps its seat row, its profile and its rating.
+/// host removed it before the start), no event, made before `$1`. A
+/// computer player with a game on record keeps its seat row, its profile
+/// and its rating.
 const UNPLAYED_BOT: &str = "p.bot_level IS NOT NULL AND p.created_at < $1 \
      AND NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.player_id = p.id) \
      AND NOT EXISTS (SELECT 1 FROM game_events e WHERE e.player_id = p.id)";
 
-/// Removes up to `limit` computer players that never played, made before
-/// `before`; how many. Each host's "add a computer player" makes a new one,
-/// so without this every one removed before the start would stay for ever.
+/// Removes the computer players that never played, made before `before`,
+/// `batch` at a time (see [`remove_players_where`]); how many. Each host's
+/// "add a computer player" makes a new one, so without this every one
+/// removed before the start would stay for ever.
 pub async fn remove_unplayed_bots(
     conn: &mut AnyConnection,
     before: i64,
-    limit: i64,
+    batch: i64,
 ) -> Result<u64, sqlx::Error> {
-    remove_players_where(conn, UNPLAYED_BOT, before, limit).await
+    remove_players_where(conn, UNPLAYED_BOT, before, batch).await
 }
 
 /// Gives every table that waits for players and has no due time (stored
