@@ -426,24 +426,16 @@ pub async fn quick_match(
     let mut tx = state.store.begin_write().await?;
     let backend = state.store.backend();
     store::lock_matchmaking(&mut tx, backend, body.game.as_str()).await?;
-    // Checked under the matchmaking lock, so a retry racing its original
-    // waits for it and then replays its answer.
-    if let Some(replayed) = replay(
-        &mut tx,
-        caller.id,
-        key.as_deref(),
-        &hash,
-        state.clock.now_micros(),
-    )
-    .await?
-    {
-        return Ok(replayed);
-    }
     let keyed = Keyed {
         caller: caller.id,
         key: key.as_deref(),
         hash,
     };
+    // Checked under the matchmaking lock, so a retry racing its original
+    // waits for it and then replays its answer.
+    if let Some(replayed) = keyed.replay(&mut tx, &state).await? {
+        return Ok(replayed);
+    }
     let player = seated_player(&mut tx, caller).await?;
     let now = state.clock.now_micros();
     let mut fresh = Game::create(
@@ -527,6 +519,25 @@ struct Keyed<'a> {
     hash: String,
 }
 
+impl Keyed<'_> {
+    /// The first answer kept for the key, if it was used before (see
+    /// [`replay`]).
+    async fn replay(
+        &self,
+        tx: &mut Tx,
+        state: &AppState,
+    ) -> Result<Option<HttpResponse>, ApiError> {
+        replay(
+            tx,
+            self.caller,
+            self.key,
+            &self.hash,
+            state.clock.now_micros(),
+        )
+        .await
+    }
+}
+
 /// Commits `tx` and answers `status` with the caller's view of `game` (and
 /// `location`, the table's address, when given), kept for the caller's
 /// `Idempotency-Key`: the one shape of matchmaking's and a rematch's
@@ -595,24 +606,16 @@ pub async fn rematch(
     let row = games::load(&mut tx, backend, *id, true)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?;
-    // Checked under the finished game's lock, so a retry racing its
-    // original waits for it and then replays its answer.
-    if let Some(replayed) = replay(
-        &mut tx,
-        caller.id,
-        key.as_deref(),
-        &hash,
-        state.clock.now_micros(),
-    )
-    .await?
-    {
-        return Ok(replayed);
-    }
     let keyed = Keyed {
         caller: caller.id,
         key: key.as_deref(),
         hash,
     };
+    // Checked under the finished game's lock, so a retry racing its
+    // original waits for it and then replays its answer.
+    if let Some(replayed) = keyed.replay(&mut tx, &state).await? {
+        return Ok(replayed);
+    }
     let mut game = game_from_row(&row)?;
     let seat = game
         .seat_of(caller.id)
