@@ -26,19 +26,7 @@ use crate::rules::cards::Card;
         {"seat": 3, "blind_card": null, "open_cards": [], "stood": false, "total": null},
         {"seat": 4, "blind_card": null, "open_cards": [], "stood": false, "total": null}
     ],
-    "last_round": {
-        "round": 4, "pothouder": 1,
-        "hands": [
-            {"seat": 0, "cards": ["QH"], "total": 10},
-            {"seat": 2, "cards": ["JS", "6H", "4D"], "total": 20},
-            {"seat": 3, "cards": ["4C"], "total": 4},
-            {"seat": 4, "cards": ["9S"], "total": 9}
-        ],
-        "winners": [0], "pot_before": 9, "pot_after": 15,
-        "balance_changes": [3, -2, -5, -1, -1],
-        "server_seed": "cfefdbc5b7bf80aac1d9544838713376f991bf8d859af90bd063c36764000508",
-        "seat_seeds": [null, null, null, null, null]
-    }
+    "last_round": last_round_example()
 }))]
 pub struct View {
     /// The round in progress, from 1; once finished, the last round settled.
@@ -113,21 +101,27 @@ pub struct HandView {
     pub total: Option<u32>,
 }
 
+/// The example of a settled round in the OpenAPI document: [`LastRound`]'s,
+/// and the one in [`View`]'s.
+fn last_round_example() -> serde_json::Value {
+    serde_json::json!({
+        "round": 4, "pothouder": 1,
+        "hands": [
+            {"seat": 0, "cards": ["QH"], "total": 10},
+            {"seat": 2, "cards": ["JS", "6H", "4D"], "total": 20},
+            {"seat": 3, "cards": ["4C"], "total": 4},
+            {"seat": 4, "cards": ["9S"], "total": 9}
+        ],
+        "winners": [0], "pot_before": 9, "pot_after": 15,
+        "balance_changes": [3, -2, -5, -1, -1],
+        "server_seed": "cfefdbc5b7bf80aac1d9544838713376f991bf8d859af90bd063c36764000508",
+        "seat_seeds": [null, null, "00ff17", null, null]
+    })
+}
+
 /// The last settled round, revealed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(example = json!({
-    "round": 4, "pothouder": 1,
-    "hands": [
-        {"seat": 0, "cards": ["QH"], "total": 10},
-        {"seat": 2, "cards": ["JS", "6H", "4D"], "total": 20},
-        {"seat": 3, "cards": ["4C"], "total": 4},
-        {"seat": 4, "cards": ["9S"], "total": 9}
-    ],
-    "winners": [0], "pot_before": 9, "pot_after": 15,
-    "balance_changes": [3, -2, -5, -1, -1],
-    "server_seed": "cfefdbc5b7bf80aac1d9544838713376f991bf8d859af90bd063c36764000508",
-    "seat_seeds": [null, null, "00ff17", null, null]
-}))]
+#[schema(example = last_round_example)]
 pub struct LastRound {
     /// Its number.
     #[schema(example = 4)]
