@@ -473,8 +473,10 @@ pub async fn quick_match(
             let Some(row) = games::load(&mut tx, backend, table.id, true).await? else {
                 continue;
             };
+            // Its options were matched above, from the same stored text
+            // (a table's options never change); its status may have.
             let mut game = game_from_row(&row)?;
-            if game.status != Status::Waiting || !matches(&game.options_json()) {
+            if game.status != Status::Waiting {
                 continue;
             }
             if game.seat_of(caller.id).is_some() {
