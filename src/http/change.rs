@@ -102,14 +102,14 @@ pub fn request_hash(req: &HttpRequest, key: Option<&str>, body: &impl Serialize)
 /// The first answer for `key`, if the key was used before: replayed when the
 /// request is the same, refused when it is not.
 pub async fn replay(
-    tx: &mut Tx,
+    conn: &mut sqlx::AnyConnection,
     caller: Uuid,
     key: Option<&str>,
     hash: &str,
     now: i64,
 ) -> Result<Option<HttpResponse>, ApiError> {
     let Some(key) = key else { return Ok(None) };
-    let Some(stored) = idempotency::find(tx, caller, key, now).await? else {
+    let Some(stored) = idempotency::find(conn, caller, key, now).await? else {
         return Ok(None);
     };
     if stored.request_hash != hash {

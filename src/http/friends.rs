@@ -357,9 +357,10 @@ pub async fn accept_invite(
         let key = idempotency_key(&req)?;
         if key.is_some() {
             let hash = request_hash(&req, key.as_deref(), &body);
-            let mut tx = state.store.begin_write().await?;
+            let mut conn = state.store.acquire().await?;
             let now = state.clock.now_micros();
-            if let Some(replayed) = replay(&mut tx, caller.id, key.as_deref(), &hash, now).await? {
+            if let Some(replayed) = replay(&mut conn, caller.id, key.as_deref(), &hash, now).await?
+            {
                 return Ok(replayed);
             }
         }
@@ -526,11 +527,11 @@ impl Keyed<'_> {
     /// [`replay`]).
     async fn replay(
         &self,
-        tx: &mut Tx,
+        conn: &mut sqlx::AnyConnection,
         state: &AppState,
     ) -> Result<Option<HttpResponse>, ApiError> {
         replay(
-            tx,
+            conn,
             self.caller,
             self.key,
             &self.hash,
