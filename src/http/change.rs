@@ -85,7 +85,9 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 }
 
 /// The hash that ties a key to one request: method, path and body. Empty
-/// without a key, since nothing is stored or compared then.
+/// without a key, since nothing is stored or compared then. The path is the
+/// one the router reads (percent escapes of plain characters decoded), so a
+/// retry spelt differently is still the same request.
 pub fn request_hash(req: &HttpRequest, key: Option<&str>, body: &impl Serialize) -> String {
     if key.is_none() {
         return String::new();
@@ -93,7 +95,7 @@ pub fn request_hash(req: &HttpRequest, key: Option<&str>, body: &impl Serialize)
     let mut hasher = Sha256::new();
     hasher.update(req.method().as_str());
     hasher.update(b" ");
-    hasher.update(req.path());
+    hasher.update(req.match_info().as_str());
     hasher.update(b"\n");
     hasher.update(serde_json::to_vec(body).unwrap_or_default());
     crate::rules::fairness::to_hex(&hasher.finalize())
