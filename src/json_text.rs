@@ -46,6 +46,20 @@ impl JsonText {
         }
     }
 
+    /// `null`: stands for a finished record that a read of its game left in
+    /// the store (`store::games::RECENT_RECORDS`), so that the records keep
+    /// their count and order; clone it for each such record. Parsed as a
+    /// record it is an error, and only what shows older records (the event
+    /// log) reads them all first. (A new text each call: one text shared by
+    /// every request would have both workers count its holders on one
+    /// cache line.)
+    pub fn null() -> JsonText {
+        JsonText {
+            text: "null".into(),
+            at: 0..4,
+        }
+    }
+
     /// `text`, checked to be one JSON value; space around it is dropped.
     ///
     /// # Errors

@@ -14,7 +14,7 @@ use super::change::{
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson, SignedToken};
 use super::record::{game_from_row, game_to_row, system_rng};
-use super::stream::{load, load_as, wait_past};
+use super::stream::{load_as, load_with_every_record, wait_past};
 use crate::bots::Level;
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
@@ -722,7 +722,7 @@ pub async fn game_events(
         Some(n @ 1..=500) => i64::from(n),
         Some(_) => return Err(ApiError::validation("limit: 1 to 500")),
     };
-    let game = load(&state, *id).await?;
+    let game = load_with_every_record(&state, *id).await?;
     let mut conn = state.store.acquire().await?;
     let rows = events::list(&mut conn, *id, after, limit).await?;
     let next_after = rows.last().map_or(after, |r| r.seq);

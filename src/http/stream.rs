@@ -34,6 +34,19 @@ pub async fn load_on(
     game_from_row(&row)
 }
 
+/// The game as stored now with every finished record, the oldest
+/// included, where [`load`] holds only the recent ones
+/// ([`games::RECENT_RECORDS`]): for the event log, which shows every
+/// round's cards.
+pub async fn load_with_every_record(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
+    let mut conn = state.store.acquire().await?;
+    let mut row = games::load(&mut conn, state.store.backend(), id, false)
+        .await?
+        .ok_or_else(|| no_game(id))?;
+    games::read_all_records(&mut conn, &mut row).await?;
+    game_from_row(&row)
+}
+
 /// Game `id` read for the bearer of `token`, whose check comes in the
 /// game's own statement ([`SignedToken`]); a 401 still comes before a 404.
 pub async fn load_as(

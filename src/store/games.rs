@@ -70,6 +70,18 @@ mod column {
     ];
 }
 
+/// How many of a game's finished records, the newest, a read of the game
+/// brings (the `16` in [`postgres_records`], [`sqlite_records`] and
+/// [`complete`]): a whole Klaverjassen match (at most 16 deals), and a
+/// Potverteren table's last rounds, of which a move and a view use only the
+/// last. The older ones stay in `game_deals` and are held as
+/// [`JsonText::null`], so the records keep their count and order; the
+/// event log, which shows every round's cards, reads them all
+/// ([`read_all_records`]). Reading them all made a Potverteren table's
+/// every request cost more with every round (docs/benchmarks.md, "A
+/// Potverteren table's cost grows with its rounds").
+pub const RECENT_RECORDS: i64 = 16;
+
 /// Between the finished records [`load`] reads in the row's own statement:
 /// the ASCII record separator, which JSON text never holds unescaped.
 const RECORD_SEPARATOR: u8 = 0x1e;
@@ -82,7 +94,8 @@ macro_rules! postgres_records {
     () => {
         "(SELECT convert_to(string_agg(d.record, chr(30) ORDER BY d.number), 'UTF8') \
          FROM game_deals d \
-         WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS records"
+         WHERE d.game_id = games.id AND d.number <= games.deals_stored \
+         AND d.number > games.deals_stored - 16) AS records"
     };
 }
 
@@ -126,7 +139,8 @@ macro_rules! sqlite_records {
     () => {
         "(SELECT CAST(group_concat(d.record, char(30) ORDER BY d.number) AS BLOB) \
          FROM game_deals d \
-         WHERE d.game_id = games.id AND d.number <= games.deals_stored) AS records"
+         WHERE d.game_id = games.id AND d.number <= games.deals_stored \
+         AND d.number > games.deals_stored - 16) AS records"
     };
 }
 
@@ -495,24 +509,52 @@ async fn complete(
     if count == 0 {
         return Ok(());
     }
+    let recent = count.min(RECENT_RECORDS);
     if let Some(read) = read {
         let records = split_records(read);
-        // All of them: `load_for` passes none it read in another snapshot
-        // than the row's; counted anyway, since a missing one would be
-        // lost from the state for good at the next write.
-        if records.len() as i64 == count {
-            game.records = records;
+        // All the recent ones: `load_for` passes none it read in another
+        // snapshot than the row's; counted anyway, since a missing one
+        // would be lost from the state for good at the next write.
+        if records.len() as i64 == recent {
+            game.records = after_older(count, records);
             return Ok(());
         }
     }
     // Up to the count read with the row: a read outside a transaction may
     // see a deal finished since (records are only ever added, and never
     // change once written).
+    let records = records_between(conn, game.id, count - recent, count).await?;
+    game.records = after_older(count, records);
+    Ok(())
+}
+
+/// Reads every finished record of `game`, where a read of the game brought
+/// only the [`RECENT_RECORDS`] newest: for what shows older ones.
+pub async fn read_all_records(
+    conn: &mut AnyConnection,
+    game: &mut GameRow,
+) -> Result<(), sqlx::Error> {
+    let count = game.records.len() as i64;
+    if count > RECENT_RECORDS && game.deals_stored == Some(count) {
+        game.records = records_between(conn, game.id, 0, count).await?;
+    }
+    Ok(())
+}
+
+/// Records `after + 1 ..= upto` of game `id`, all of them or an error.
+async fn records_between(
+    conn: &mut AnyConnection,
+    id: Uuid,
+    after: i64,
+    upto: i64,
+) -> Result<Vec<JsonText>, sqlx::Error> {
     let records: Vec<JsonText> = sqlx::query_scalar::<_, String>(
-        "SELECT record FROM game_deals WHERE game_id = $1 AND number <= $2 ORDER BY number",
+        "SELECT record FROM game_deals WHERE game_id = $1 AND number > $2 AND number <= $3 \
+         ORDER BY number",
     )
-    .bind(id_text(game.id))
-    .bind(count)
+    .bind(id_text(id))
+    .bind(after)
+    .bind(upto)
     .fetch_all(&mut *conn)
     .await?
     .into_iter()
@@ -521,15 +563,29 @@ async fn complete(
         stored_record(&record.into(), at)
     })
     .collect();
-    if records.len() as i64 != count {
+    if records.len() as i64 != upto - after {
         return Err(sqlx::Error::Protocol(format!(
-            "game {}: {count} finished records expected, {} stored",
-            game.id,
+            "game {id}: {} finished records expected, {} stored",
+            upto - after,
             records.len()
         )));
     }
-    game.records = records;
-    Ok(())
+    Ok(records)
+}
+
+/// `recent`, the newest of `count` records, after a [`JsonText::null`] for
+/// each older one left in the store.
+fn after_older(count: i64, recent: Vec<JsonText>) -> Vec<JsonText> {
+    let older = usize::try_from(count)
+        .unwrap_or(0)
+        .saturating_sub(recent.len());
+    if older == 0 {
+        return recent;
+    }
+    let mut records = Vec::with_capacity(older + recent.len());
+    records.resize(older, JsonText::null());
+    records.extend(recent);
+    records
 }
 
 /// Splits one row still in the old layout (whole state in `games.state`),
@@ -923,6 +979,43 @@ pub async fn set_due(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A read brings a whole Klaverjassen match, whose view shows every
+    /// deal: the longest match allowed fits in [`RECENT_RECORDS`], and both
+    /// statements read that many.
+    #[test]
+    fn a_read_brings_every_record_of_the_longest_klaverjassen_match() {
+        use crate::rules::klaverjassen::Options;
+        let longest = (1..=u8::MAX)
+            .take_while(|&deals| {
+                Options {
+                    deals,
+                    ..Options::default()
+                }
+                .validate()
+                .is_ok()
+            })
+            .last()
+            .unwrap();
+        assert!(i64::from(longest) <= RECENT_RECORDS, "{longest} deals");
+        let window = format!("d.number > games.deals_stored - {RECENT_RECORDS})");
+        for statement in [postgres_records!(), sqlite_records!()] {
+            assert!(statement.contains(&window), "{statement}");
+        }
+    }
+
+    /// The older records a read leaves in the store are held as `null`,
+    /// before the recent ones, so that their count and order stay.
+    #[test]
+    fn older_records_are_held_as_null_before_the_recent_ones() {
+        let recent = split_records("{\"round\":19}\u{1e}{\"round\":20}");
+        let held = after_older(20, recent.clone());
+        let records: Vec<&str> = held.iter().map(JsonText::get).collect();
+        assert_eq!(records.len(), 20);
+        assert!(records[..18].iter().all(|r| *r == "null"));
+        assert_eq!(records[18..], ["{\"round\":19}", "{\"round\":20}"]);
+        assert_eq!(after_older(2, recent).len(), 2);
+    }
 
     #[test]
     fn joined_records_come_apart_at_each_separator_and_nowhere_else() {

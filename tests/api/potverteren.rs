@@ -147,6 +147,55 @@ async fn a_table_of_ten_plays_several_lot_rounds(db: Db) {
     assert_eq!(views[0]["potverteren"]["last_round"]["round"], 3);
 }
 
+/// A move and a view read only a table's newest finished records
+/// (`RECENT_RECORDS`, 16); the table plays on past them, and the event log
+/// still shows every settled round's blind cards and seeds, the oldest
+/// included.
+async fn a_long_table_shows_every_settled_rounds_cards_in_its_event_log(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let rounds = 20;
+    let views = play_rounds(&app, 5, "lot", rounds, 2020).await;
+    let settled = views[0]["potverteren"]["last_round"]["round"]
+        .as_u64()
+        .unwrap();
+    assert!(settled >= rounds, "{settled} rounds");
+    let id = views[0]["id"].as_str().unwrap();
+    let reader = app.player("Reader").await;
+    let mut after = 0;
+    let mut dealt = Vec::new();
+    loop {
+        let page = app
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}/events?after={after}&limit=50"),
+                Some(&reader.token),
+                None,
+            )
+            .await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+        let events = page.body["events"].as_array().unwrap().clone();
+        if events.is_empty() {
+            break;
+        }
+        for event in events.iter().filter(|e| e["data"]["type"] == "deal") {
+            let data = &event["data"];
+            let blind = data["blind_cards"]
+                .as_array()
+                .unwrap_or_else(|| panic!("round {} shows no blind cards: {event}", data["round"]));
+            assert!(!blind.is_empty(), "{event}");
+            assert!(blind.iter().all(|b| b["blind_card"].is_string()), "{event}");
+            assert!(data["server_seed"].is_string(), "{event}");
+            dealt.push(data["round"].as_u64().unwrap());
+        }
+        after = page.body["next_after"].as_i64().unwrap();
+    }
+    assert_eq!(
+        dealt,
+        (1..=settled).collect::<Vec<_>>(),
+        "every round's deal"
+    );
+}
+
 async fn only_the_host_may_end_the_table(db: Db) {
     let app = TestApp::spawn(db).await;
     let (id, players) = app.full_table("potverteren", json!({}), 5).await;
@@ -190,5 +239,6 @@ on_both_databases!(
     a_table_of_ten_plays_several_auction_rounds,
     a_table_of_five_plays_several_lot_rounds,
     a_table_of_ten_plays_several_lot_rounds,
+    a_long_table_shows_every_settled_rounds_cards_in_its_event_log,
     only_the_host_may_end_the_table,
 );
