@@ -722,8 +722,8 @@ pub async fn game_events(
         Some(n @ 1..=500) => i64::from(n),
         Some(_) => return Err(ApiError::validation("limit: 1 to 500")),
     };
-    let game = load_with_every_record(&state, *id).await?;
     let mut conn = state.store.acquire().await?;
+    let game = load_with_every_record(&mut conn, &state, *id).await?;
     let rows = events::list(&mut conn, *id, after, limit).await?;
     let next_after = rows.last().map_or(after, |r| r.seq);
     let events = rows

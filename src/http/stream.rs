@@ -28,23 +28,31 @@ pub async fn load_on(
     state: &AppState,
     id: Uuid,
 ) -> Result<Game, ApiError> {
-    let row = games::load(conn, state.store.backend(), id, false)
-        .await?
-        .ok_or_else(|| no_game(id))?;
+    game_from_row(&row_on(conn, state, id).await?)
+}
+
+/// [`load_on`] with every finished record, the oldest included, where it
+/// holds only the recent ones ([`games::RECENT_RECORDS`]): for the event
+/// log, which shows every round's cards.
+pub async fn load_with_every_record(
+    conn: &mut sqlx::AnyConnection,
+    state: &AppState,
+    id: Uuid,
+) -> Result<Game, ApiError> {
+    let mut row = row_on(conn, state, id).await?;
+    games::read_all_records(conn, &mut row).await?;
     game_from_row(&row)
 }
 
-/// The game as stored now with every finished record, the oldest
-/// included, where [`load`] holds only the recent ones
-/// ([`games::RECENT_RECORDS`]): for the event log, which shows every
-/// round's cards.
-pub async fn load_with_every_record(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
-    let mut conn = state.store.acquire().await?;
-    let mut row = games::load(&mut conn, state.store.backend(), id, false)
+/// Game `id`'s row as stored now, read on `conn`; a 404 when there is none.
+async fn row_on(
+    conn: &mut sqlx::AnyConnection,
+    state: &AppState,
+    id: Uuid,
+) -> Result<games::GameRow, ApiError> {
+    games::load(conn, state.store.backend(), id, false)
         .await?
-        .ok_or_else(|| no_game(id))?;
-    games::read_all_records(&mut conn, &mut row).await?;
-    game_from_row(&row)
+        .ok_or_else(|| no_game(id))
 }
 
 /// Game `id` read for the bearer of `token`, whose check comes in the

@@ -535,7 +535,7 @@ pub async fn read_all_records(
     game: &mut GameRow,
 ) -> Result<(), sqlx::Error> {
     let count = game.records.len() as i64;
-    if count > RECENT_RECORDS && game.deals_stored == Some(count) {
+    if count > RECENT_RECORDS {
         game.records = records_between(conn, game.id, 0, count).await?;
     }
     Ok(())
