@@ -12,7 +12,6 @@ pub mod clock;
 pub mod config;
 pub mod http;
 pub mod json_text;
-pub mod json_write;
 pub mod notify;
 pub mod rules;
 pub mod startup;

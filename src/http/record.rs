@@ -166,7 +166,7 @@ pub fn game_to_row(
         created_at,
         seats: Vec::new(),
         automation: Some(
-            crate::json_write::to_string(&Automation {
+            serde_json::to_string(&Automation {
                 away: game.away.clone(),
                 deadline: game.deadline,
                 friends: game.friends.clone(),

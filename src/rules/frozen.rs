@@ -197,8 +197,7 @@ pub fn to_stored<G: Serialize + FrozenRecords>(
     game: &mut G,
 ) -> Result<(String, Vec<JsonText>), serde_json::Error> {
     let records = std::mem::take(game.frozen_records());
-    // As serde_json writes it, field names copied as they are.
-    let inner = crate::json_write::to_string(game);
+    let inner = serde_json::to_string(game);
     *game.frozen_records() = records;
     let mut live = String::with_capacity(kind.len() + 5 + inner.as_ref().map_or(0, String::len));
     live.push_str("{\"");

@@ -1025,7 +1025,7 @@ mod tests {
         }
     }
 
-    /// A view's JSON (written by `json_write`) is byte for byte what
+    /// A view's JSON is byte for byte what
     /// serde_json writes, for every seat and a spectator, at every step of
     /// random games of both kinds: revokes, take-backs and reviews, a
     /// computer player, an away seat and a clock's deadline included. So is

@@ -481,8 +481,7 @@ impl Game {
     ) -> serde_json::Result<()> {
         let records = self.rules.as_ref().map_or(0, Rules::records_len);
         out.reserve(records + VIEW_BYTES_BESIDE_RECORDS);
-        // As serde_json writes it, field names copied as they are.
-        crate::json_write::to_writer(out, &self.view_for(caller))
+        serde_json::to_writer(out, &self.view_for(caller))
     }
 
     /// The game as `seat` may see it (`None`: a spectator): what a person in
