@@ -3,7 +3,7 @@
 //!
 //! Dependencies point one way: `http` → `auth`, `store`, `table` → `rules`.
 //! `rules` holds the pure rules, `table` the table around them, `store` all
-//! SQL, `http` all routes; `json_text`, shared JSON texts, is below them all.
+//! SQL, `http` all routes.
 
 pub mod allocator;
 pub mod auth;
@@ -11,7 +11,6 @@ pub mod bots;
 pub mod clock;
 pub mod config;
 pub mod http;
-pub mod json_text;
 pub mod notify;
 pub mod rules;
 pub mod startup;

@@ -141,6 +141,20 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
+impl From<crate::store::StoreError> for ApiError {
+    fn from(error: crate::store::StoreError) -> Self {
+        match error {
+            crate::store::StoreError::Database(error) => error.into(),
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// The 404 of a game that does not exist.
+pub fn no_game(id: uuid::Uuid) -> ApiError {
+    ApiError::NotFound(format!("no game {id}"))
+}
+
 impl ApiError {
     /// A 422 `validation_failed` with `detail`.
     pub fn validation(detail: impl Into<String>) -> ApiError {

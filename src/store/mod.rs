@@ -6,6 +6,7 @@
 //! transaction takes its lock (see [`Store::begin_write`] and [`games::load`]).
 
 pub mod cleanup;
+pub mod error;
 pub mod events;
 pub mod friends;
 pub mod games;
@@ -13,7 +14,10 @@ pub mod idempotency;
 pub mod layout;
 pub mod listen;
 pub mod players;
+pub mod record;
 pub mod settings;
+#[cfg(test)]
+mod testing;
 
 use std::ops::{Deref, DerefMut};
 use std::str::FromStr;
@@ -29,6 +33,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
 use crate::config::Database;
+
+pub use error::StoreError;
 
 /// The transaction statements of the `Any` driver (sqlx's own, as its
 /// `Transaction` uses them).
@@ -496,45 +502,6 @@ impl Store {
             );
         }
         Ok(store)
-    }
-
-    /// Splits every game row still in the layout of earlier releases (the
-    /// whole state in `games.state`, `deals_stored` NULL) into its live part
-    /// and its `game_deals` rows, in batches of one transaction each. Rows
-    /// not split yet are read as they are, and a row is split on its next
-    /// write anyway; this does it for all at start so none is left behind.
-    pub async fn split_old_layout(&self) -> Result<u64, sqlx::Error> {
-        const BATCH: i64 = 200;
-        let mut split = 0;
-        let mut after = String::new();
-        loop {
-            let mut tx = self.begin_write().await?;
-            let ids: Vec<String> = sqlx::query_scalar(
-                "SELECT id FROM games WHERE deals_stored IS NULL AND id > $1 ORDER BY id LIMIT $2",
-            )
-            .bind(&after)
-            .bind(BATCH)
-            .fetch_all(&mut *tx)
-            .await?;
-            let Some(last) = ids.last() else {
-                tx.commit().await?;
-                return Ok(split);
-            };
-            after.clone_from(last);
-            for id in &ids {
-                match games::split_old_row(&mut tx, self.backend, id).await {
-                    Ok(true) => split += 1,
-                    Ok(false) => {}
-                    // An unreadable state stays as it is (and answers as
-                    // before: a 500 naming the game), not blocking the start.
-                    Err(sqlx::Error::Encode(error)) => {
-                        tracing::error!(game = %id, %error, "stored state unreadable, left whole");
-                    }
-                    Err(error) => return Err(error),
-                }
-            }
-            tx.commit().await?;
-        }
     }
 
     /// This store for one of `workers` HTTP workers, called on that
