@@ -133,7 +133,6 @@ pub enum ApiError {
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
         if crate::store::unavailable(&error) {
-            crate::store::note_failure(&error);
             ApiError::DatabaseUnavailable(error.to_string())
         } else {
             ApiError::Internal(format!("database: {error}"))

@@ -173,7 +173,7 @@ pub async fn write_change_alone(
         match written {
             Ok(rows) => Ok(rows.len() == 1),
             Err(error) => {
-                conn.discard();
+                conn.close_on_drop();
                 Err(error)
             }
         }
