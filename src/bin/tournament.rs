@@ -48,6 +48,7 @@ where
     }
 }
 
+/// The Klaverjassen player named `name`, `strong` at `budget` when given.
 fn player(name: &str, budget: Option<Budget>) -> Box<dyn Player<Match>> {
     match (name, budget) {
         ("strong", Some(budget)) => Box::new(StrongPlayer { budget }),
@@ -94,18 +95,20 @@ fn play_deal(
     while game.status == Status::Playing {
         let to_move = game.awaiting().expect("awaiting").seats[0];
         let who = if to_move.0.is_multiple_of(2) { a } else { b };
-        let Some(Rules::Klaverjassen(rules)) = &game.rules else {
-            unreachable!()
-        };
-        let mv = kaarttafel::ai::decide(rules, to_move, who, rng).expect("a move");
+        let mv = kaarttafel::ai::decide(match_of(&game), to_move, who, rng).expect("a move");
         game.play_for(to_move, mv.into(), rng).expect("legal");
     }
-    let Some(Rules::Klaverjassen(done)) = &game.rules else {
-        unreachable!()
-    };
-    let sheet = done.view_for(None).deals;
+    let sheet = match_of(&game).view_for(None).deals;
     let row = sheet.last().expect("a finished deal");
     row.score[Team::A] - row.score[Team::B]
+}
+
+/// The Klaverjassen match of `game`.
+fn match_of(game: &Game) -> &Match {
+    match &game.rules {
+        Some(Rules::Klaverjassen(rules)) => rules,
+        _ => unreachable!(),
+    }
 }
 
 /// The mean of `diffs` and the half-width of its 95% confidence interval.

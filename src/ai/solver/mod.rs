@@ -27,7 +27,7 @@
 //!   still in play, are one move when neither can still make roem;
 //! - the last two tricks searched by a small search of their own.
 //!
-//! By concern: [`position`] (the positions and the move that plays a card),
+//! By concern: `position` (the positions and the move that plays a card),
 //! `search` (the searches), `bounds`, `table` (the transposition table and
 //! its keys), `ordering` (move ordering and merging) and `two_tricks`.
 //!
@@ -39,7 +39,7 @@
 
 mod bounds;
 mod ordering;
-pub mod position;
+mod position;
 mod search;
 mod table;
 #[cfg(test)]
