@@ -5,7 +5,6 @@
 //! `rules` holds the pure rules, `table` the table around them, `store` all
 //! SQL, `http` all routes; `json_text`, shared JSON texts, is below them all.
 
-pub mod allocator;
 pub mod auth;
 pub mod bots;
 pub mod clock;
