@@ -6,7 +6,6 @@
 //! SQL, `http` all routes; `json_text`, shared JSON texts, is below them all.
 
 pub mod ai;
-pub mod allocator;
 pub mod auth;
 pub mod clock;
 pub mod config;
