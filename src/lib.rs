@@ -5,9 +5,8 @@
 //! `rules` holds the pure rules, `table` the table around them, `store` all
 //! SQL, `http` all routes.
 
-pub mod allocator;
+pub mod ai;
 pub mod auth;
-pub mod bots;
 pub mod clock;
 pub mod config;
 pub mod http;

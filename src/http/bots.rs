@@ -11,7 +11,7 @@ use super::change::{Event, SeatChange, change_game, etag, json_answer, refusal, 
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::games::seat_bot;
-use crate::bots::Level;
+use crate::table::Level;
 use crate::table::view::GameView;
 use crate::table::{GameError, Status};
 

@@ -14,10 +14,10 @@ use super::change::{
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson, SignedToken};
 use super::stream::{load_as, load_with_every_record, wait_past};
-use crate::bots::Level;
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
 use crate::store::record::{game_from_row, game_to_row, system_rng};
+use crate::table::Level;
 use crate::table::events as event_log;
 pub use crate::table::view::GameSummary;
 use crate::table::view::{GameView, MoveSchema};

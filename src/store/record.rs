@@ -7,7 +7,7 @@
 use super::StoreError;
 use super::games::{GameRow, RecordJson};
 use super::layout::{rules_from_stored, rules_to_stored};
-use crate::bots::Level;
+use crate::table::Level;
 use crate::table::{Game, GameKind, Options, SeatedPlayer, Status, TableOptions};
 
 /// The automation state kept beside a game: away seats and the deadline.

@@ -8,6 +8,7 @@ pub mod automation;
 pub mod events;
 pub mod fairness;
 pub mod friends;
+pub mod level;
 pub mod view;
 
 use rand::Rng;
@@ -15,10 +16,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::bots::Level;
 use crate::rules::fairness::{Randomness, SeatSeed};
 use crate::rules::{Awaiting, GameRules, Refusal, Seat, klaverjassen, potverteren};
 use fairness::FairDeals;
+pub use level::Level;
 
 /// Which game a table plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
