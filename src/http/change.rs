@@ -14,8 +14,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::AppState;
-use super::error::ApiError;
-use super::error::no_game;
+use super::error::{ApiError, no_game};
 use super::extract::{AuthPlayer, SignedToken};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
