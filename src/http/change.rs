@@ -335,7 +335,7 @@ pub async fn change_game<'a, B: Serialize>(
 }
 
 /// [`change_game`] on an unlocked read, written only while the game is
-/// still at the version read (`games::write_change_alone`: on Postgres in
+/// still at the version read (`games::write_change_read_on`: on Postgres in
 /// one statement, on SQLite in a write transaction sent as one message,
 /// which holds the writer only for the writes). `None`
 /// when the change must be made in a transaction instead: it writes more
@@ -373,8 +373,8 @@ async fn change_unlocked(
     }
     let event_row = event_row(&event, game.version, Some(caller.player.id), None);
     let body = view_json(&game, caller.player.id)?;
-    drop(conn);
-    let written = games::write_change_alone(&state.store, new_row, event_row, due_at).await?;
+    let written =
+        games::write_change_read_on(&state.store, conn, new_row, event_row, due_at).await?;
     if !written {
         return Ok(None);
     }

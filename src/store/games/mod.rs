@@ -13,7 +13,10 @@ use super::players::PlayerRow;
 
 pub use read::{CallerToken, due, load, load_for, lobby, next_due, of_player, waiting_tables_of};
 pub use records::{RECENT_RECORDS, read_all_records};
-pub use write::{add_seat, insert, remove_seat, set_due, update, write_change, write_change_alone};
+pub use write::{
+    add_seat, insert, remove_seat, set_due, update, write_change, write_change_alone,
+    write_change_read_on,
+};
 
 /// A stored game: the table's record plus the rules state as JSON.
 #[derive(Clone, Debug, PartialEq, Eq)]

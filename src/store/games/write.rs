@@ -2,7 +2,8 @@
 //! every instance on Postgres), seats taken and freed, and when automatic
 //! work is due.
 
-use sqlx::AnyConnection;
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection};
 use uuid::Uuid;
 
 use super::GameRow;
@@ -145,6 +146,33 @@ pub async fn write_change_alone(
     event: events::EventRow,
     due_at: Option<i64>,
 ) -> Result<bool, sqlx::Error> {
+    write_alone(store, None, game, event, due_at).await
+}
+
+/// [`write_change_alone`] for a change made on a game read on `read`: on
+/// Postgres the write goes on that same connection. sqlx pings every
+/// connection given back to its pool, so each one a request takes costs
+/// Postgres a round trip of its own; the change is worked out between the
+/// read and the write without waiting for anything, so holding the
+/// connection through it keeps nothing else waiting on this worker. On
+/// SQLite `read` is given back and the write goes to the writer.
+pub async fn write_change_read_on(
+    store: &Store,
+    read: PoolConnection<Any>,
+    game: GameRow,
+    event: events::EventRow,
+    due_at: Option<i64>,
+) -> Result<bool, sqlx::Error> {
+    write_alone(store, Some(read), game, event, due_at).await
+}
+
+async fn write_alone(
+    store: &Store,
+    read: Option<PoolConnection<Any>>,
+    game: GameRow,
+    event: events::EventRow,
+    due_at: Option<i64>,
+) -> Result<bool, sqlx::Error> {
     if game.deals_stored != Some(game.records.len() as i64) {
         return Err(sqlx::Error::Protocol(format!(
             "game {}: a change that adds a finished record needs a transaction",
@@ -152,9 +180,13 @@ pub async fn write_change_alone(
         )));
     }
     if store.backend() == Backend::Postgres {
-        let mut conn = store.acquire().await?;
+        let mut conn = match read {
+            Some(conn) => conn,
+            None => store.acquire().await?,
+        };
         return update_announcing(&mut conn, &game, &event, due_at).await;
     }
+    drop(read);
     let mut conn = store.acquire_writer().await?;
     let write = async move {
         let statement = concat!(
