@@ -11,12 +11,12 @@ use super::{GameRow, RecordJson};
 use crate::store::id_text;
 
 /// How many of a game's finished records, the newest, a read of the game
-/// brings (the `16` in `read::records_column`): a whole Klaverjassen match
-/// (at most 16 deals), and a Potverteren table's last rounds, of which a
-/// move and a view use only the last. The older ones stay in `game_deals`
-/// and are held as [`RecordJson::held`], so the records keep their count
-/// and order. Reading them all would make a Potverteren table's every
-/// request cost more with every round.
+/// brings (the `16` in `read::records_column` and `read::postgres_records`):
+/// a whole Klaverjassen match (at most 16 deals), and a Potverteren
+/// table's last rounds, of which a move and a view use only the last. The
+/// older ones stay in `game_deals` and are held as [`RecordJson::held`], so
+/// the records keep their count and order. Reading them all would make a
+/// Potverteren table's every request cost more with every round.
 pub const RECENT_RECORDS: i64 = 16;
 
 /// Reads a game's finished records into `game.records`, as loaded with
