@@ -1,11 +1,26 @@
 //! Load generator: plays legal moves against a running server as fast as it can.
 //!
-//! Each of `--tables` concurrent drivers creates its players and a table, then
-//! loops: `GET /v1/games/{id}` as the seat that is awaited, pick one of that
-//! view's `legal_moves`, `POST /v1/games/{id}/moves` with `expected_version`.
-//! One move is therefore one GET view and one POST move, as a client would do
-//! it. A finished table is replaced by a new one. With `--reads` the drivers
-//! only GET views of their table (pure reads).
+//! Each of `--tables` concurrent drivers (one keep-alive connection each)
+//! sets up its tables and players, then loops: `GET /v1/games/{id}` as the
+//! seat that is awaited, pick one of that view's `legal_moves`, `POST
+//! /v1/games/{id}/moves` with `expected_version`. One move is therefore one
+//! GET view and one POST move, as a client would do it. A finished table is
+//! replaced by a new one. With `--reads` the drivers only GET views (pure
+//! reads).
+//!
+//! By default a driver plays one table and reads it as its awaited seat,
+//! so the reads go to `--tables` games and tokens. With `--spread K` each
+//! driver plays K tables of its own, each move or read on one of them
+//! picked at random, and a read as a random seat of it: reads and moves
+//! spread over K times as many games and four times as many players, as
+//! many players at many tables make them. Drivers never share a table.
+//!
+//! Setting up (players, tables, seats) comes before the clock starts. With
+//! `--tables-file PATH` the tables listed there (one a line: the game's id
+//! and its seats' tokens, driver `d`'s `k`-th table on line `k * tables +
+//! d`) are played instead of new ones where there are, and the tables
+//! played are written back at the end, so several runs play the same games
+//! (`tools/bench_service.py` runs pgbench on them).
 //!
 //! It reports moves/s, GET/s and p50/p99/p999 latency per endpoint, and with
 //! `--json` one JSON line for scripts (`tools/bench_service.sh`). It is bounded
@@ -14,6 +29,7 @@
 //!
 //! ```sh
 //! cargo run --release --example loadgen -- --url http://127.0.0.1:8080 --tables 16 --seconds 20
+//! cargo run --release --example loadgen -- --tables 16 --spread 16 --reads
 //! ```
 
 use std::collections::BTreeMap;
@@ -34,12 +50,15 @@ struct Options {
     deals: u64,
     reads: bool,
     json: bool,
+    spread: usize,
+    tables_file: Option<String>,
 }
 
 fn usage() -> ! {
     eprintln!(
         "usage: loadgen [--url http://127.0.0.1:8080] [--tables 16] [--seconds 20] \
-         [--max-moves N] [--game klaverjassen|potverteren] [--deals 16] [--reads] [--json]"
+         [--max-moves N] [--game klaverjassen|potverteren] [--deals 16] [--reads] [--json] \
+         [--spread K] [--tables-file PATH]"
     );
     std::process::exit(2)
 }
@@ -54,6 +73,8 @@ fn parse_options() -> Options {
         deals: 16,
         reads: false,
         json: false,
+        spread: 1,
+        tables_file: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -67,6 +88,8 @@ fn parse_options() -> Options {
             "--deals" => o.deals = value().parse().unwrap_or_else(|_| usage()),
             "--reads" => o.reads = true,
             "--json" => o.json = true,
+            "--spread" => o.spread = value().parse().unwrap_or_else(|_| usage()),
+            "--tables-file" => o.tables_file = Some(value()),
             _ => usage(),
         }
     }
@@ -83,8 +106,11 @@ fn parse_options() -> Options {
         eprintln!("loadgen: only loopback URLs (127.0.0.0/8, localhost, [::1])");
         std::process::exit(2)
     }
-    if !(1..=1024).contains(&o.tables) || !(1..=600).contains(&o.seconds) {
-        eprintln!("loadgen: --tables 1..1024, --seconds 1..600");
+    if !(1..=1024).contains(&o.tables)
+        || !(1..=600).contains(&o.seconds)
+        || !(1..=4096).contains(&(o.tables * o.spread))
+    {
+        eprintln!("loadgen: --tables 1..1024, --seconds 1..600, --tables × --spread at most 4096");
         std::process::exit(2)
     }
     if !matches!(o.game.as_str(), "klaverjassen" | "potverteren") || !(1..=16).contains(&o.deals) {
@@ -189,9 +215,8 @@ impl Driver {
         player.token
     }
 
-    /// Creates the players and a full table; returns the game id, tokens by seat
-    /// and the last view (which names the awaited seat).
-    async fn new_table(&mut self, o: &Options) -> Option<(String, Vec<String>, Answer)> {
+    /// Creates the players and a full table.
+    async fn new_table(&mut self, o: &Options) -> Option<Table> {
         let seats = if o.game == "klaverjassen" { 4 } else { 5 };
         let mut tokens = Vec::with_capacity(seats);
         for seat in 0..seats {
@@ -214,7 +239,70 @@ impl Driver {
                 .call("POST /v1/games/{id}/seats", request, true)
                 .await?;
         }
-        Some((id, tokens, view))
+        Some(Table::new(id, tokens, &view))
+    }
+
+    /// A table of the tables file (its game id and its seats' tokens),
+    /// with the seat it awaits, read as its first seat; `None` when it
+    /// cannot be read or is finished.
+    async fn listed_table(&mut self, line: &str) -> Option<Table> {
+        let mut fields = line.split_whitespace().map(str::to_owned);
+        let id = fields.next()?;
+        let tokens: Vec<String> = fields.collect();
+        let path = format!("/v1/games/{id}");
+        let request = Request::get(&path, tokens.first()?);
+        let view = self.call("GET /v1/games/{id}", request, true).await?;
+        let table = Table::new(id, tokens, &view);
+        table.awaited.is_some().then_some(table)
+    }
+
+    /// A table to play: `listed` when it is still playing, a new one
+    /// otherwise (tried until one is made or the run stops).
+    async fn table(&mut self, o: &Options, listed: Option<&str>, stop: &AtomicBool) -> Table {
+        if let Some(line) = listed
+            && let Some(table) = self.listed_table(line).await
+        {
+            return table;
+        }
+        loop {
+            if let Some(table) = self.new_table(o).await {
+                return table;
+            }
+            if stop.load(Ordering::Relaxed) {
+                return Table::new(String::new(), Vec::new(), &Answer::default());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// One table a driver plays: its game, its seats' tokens and the seat
+/// whose move it awaits (`None`: finished, to be replaced).
+struct Table {
+    id: String,
+    tokens: Vec<String>,
+    game_path: String,
+    moves_path: String,
+    awaited: Option<usize>,
+}
+
+impl Table {
+    fn new(id: String, tokens: Vec<String>, view: &Answer) -> Table {
+        Table {
+            game_path: format!("/v1/games/{id}"),
+            moves_path: format!("/v1/games/{id}/moves"),
+            awaited: awaited(view),
+            id,
+            tokens,
+        }
+    }
+
+    /// The line of the tables file that lists it.
+    fn line(&self) -> String {
+        std::iter::once(self.id.as_str())
+            .chain(self.tokens.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -223,63 +311,127 @@ fn awaited(view: &Answer) -> Option<usize> {
     view.awaiting.as_ref()?.seats.first().copied()
 }
 
+/// How long setting the tables up may take before the run gives up.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What the drivers share: when to start (after every driver set its
+/// tables up) and stop, and the moves made so far.
+struct Run {
+    ready: tokio::sync::Barrier,
+    stop: AtomicBool,
+    moves: AtomicU64,
+}
+
+/// One driver: sets up its `--spread` tables (driver `index`'s lines of
+/// `listed`, new tables for the rest), waits for the others, then plays or
+/// reads until the run stops. Returns its measurements and the tables it
+/// played at the end.
 async fn drive(
     o: Arc<Options>,
     index: usize,
-    stop: Arc<AtomicBool>,
-    moves: Arc<AtomicU64>,
-) -> Samples {
+    listed: Arc<Vec<String>>,
+    run: Arc<Run>,
+) -> (Samples, Vec<Table>) {
     let mut d = Driver {
         http: Http::new(&o.url),
         samples: Samples::default(),
         rng: 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D),
     };
-    'tables: while !stop.load(Ordering::Relaxed) {
-        let Some((id, tokens, mut view)) = d.new_table(&o).await else {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut tables = Vec::with_capacity(o.spread);
+    for k in 0..o.spread {
+        let line = listed.get(k * o.tables + index).map(String::as_str);
+        tables.push(d.table(&o, line, &run.stop).await);
+    }
+    run.ready.wait().await;
+    // Only what the clock sees is measured.
+    d.samples = Samples::default();
+    while !run.stop.load(Ordering::Relaxed) {
+        let at = d.next_random(tables.len());
+        let Some(seat) = tables[at].awaited else {
+            tables[at] = d.table(&o, None, &run.stop).await;
             continue;
         };
-        let game_path = format!("/v1/games/{id}");
-        let moves_path = format!("/v1/games/{id}/moves");
-        while !stop.load(Ordering::Relaxed) {
-            let Some(seat) = awaited(&view) else {
-                continue 'tables; // finished
+        let table = &tables[at];
+        if o.reads {
+            // Nothing moves, so the awaited seat stays the same; spread
+            // over many players, a read is any seat's. The view is read
+            // whole but not parsed.
+            let seat = if o.spread > 1 {
+                d.next_random(table.tokens.len())
+            } else {
+                seat
             };
-            let token = &tokens[seat.min(tokens.len() - 1)];
-            let request = Request::get(&game_path, token);
-            if o.reads {
-                // Nothing moves, so the awaited seat stays the same: the
-                // view is read whole but not parsed.
-                if d.call("GET /v1/games/{id}", request, false).await.is_none() {
-                    continue 'tables;
-                }
-                continue;
+            let token = &table.tokens[seat.min(table.tokens.len() - 1)];
+            let request = Request::get(&table.game_path, token);
+            if d.call("GET /v1/games/{id}", request, false).await.is_none() {
+                tables[at].awaited = None;
             }
-            let Some(seen) = d.call("GET /v1/games/{id}", request, true).await else {
-                continue 'tables;
-            };
-            // Any legal move but ending a Potverteren table, so tables run long.
-            let legal: Vec<&Value> = seen
-                .legal_moves
-                .iter()
-                .filter(|m| m["type"] != "end_table")
-                .collect();
-            if legal.is_empty() {
-                continue 'tables;
-            }
-            let pick = legal[d.next_random(legal.len())];
-            let body = json!({ "move": pick, "expected_version": seen.version }).to_string();
-            let request = Request::post(&moves_path, Some(token), &body);
-            let Some(after) = d.call("POST /v1/games/{id}/moves", request, true).await else {
-                continue 'tables;
-            };
-            view = after;
-            if moves.fetch_add(1, Ordering::Relaxed) + 1 >= o.max_moves {
-                stop.store(true, Ordering::Relaxed);
-            }
+            continue;
+        }
+        let token = &table.tokens[seat.min(table.tokens.len() - 1)];
+        let request = Request::get(&table.game_path, token);
+        let Some(seen) = d.call("GET /v1/games/{id}", request, true).await else {
+            tables[at].awaited = None;
+            continue;
+        };
+        // Any legal move but ending a Potverteren table, so tables run long.
+        let legal: Vec<&Value> = seen
+            .legal_moves
+            .iter()
+            .filter(|m| m["type"] != "end_table")
+            .collect();
+        if legal.is_empty() {
+            tables[at].awaited = None;
+            continue;
+        }
+        let pick = legal[d.next_random(legal.len())];
+        let body = json!({ "move": pick, "expected_version": seen.version }).to_string();
+        let request = Request::post(&table.moves_path, Some(token), &body);
+        let after = d.call("POST /v1/games/{id}/moves", request, true).await;
+        tables[at].awaited = after.as_ref().and_then(awaited);
+        if run.moves.fetch_add(1, Ordering::Relaxed) + 1 >= o.max_moves {
+            run.stop.store(true, Ordering::Relaxed);
         }
     }
-    d.samples
+    (d.samples, tables)
+}
+
+/// The lines of the tables file, none when there is none yet.
+fn read_tables_file(path: Option<&str>) -> Vec<String> {
+    let Some(path) = path else {
+        return Vec::new();
+    };
+    match std::fs::read_to_string(path) {
+        Ok(text) => text.lines().map(str::to_owned).collect(),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(error) => {
+            eprintln!("loadgen: {path}: {error}");
+            std::process::exit(2)
+        }
+    }
+}
+
+/// Writes the tables played, driver `d`'s `k`-th on line `k * drivers + d`.
+fn write_tables_file(path: &str, played: &[Vec<Table>]) {
+    let spread = played.iter().map(Vec::len).max().unwrap_or(0);
+    let mut text = String::new();
+    for k in 0..spread {
+        for tables in played {
+            // An empty line for a table not made (the run stopped while
+            // making it) keeps the others at their lines.
+            if let Some(table) = tables.get(k) {
+                text.push_str(&table.line());
+            }
+            text.push('\n');
+        }
+    }
+    let temporary = format!("{path}.new");
+    if let Err(error) =
+        std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path))
+    {
+        eprintln!("loadgen: {path}: {error}");
+        std::process::exit(2)
+    }
 }
 
 fn percentile(sorted: &[u32], p: f64) -> f64 {
@@ -293,37 +445,53 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 #[tokio::main]
 async fn main() {
     let o = Arc::new(parse_options());
-    let stop = Arc::new(AtomicBool::new(false));
-    let moves = Arc::new(AtomicU64::new(0));
-    let started = Instant::now();
+    let listed = Arc::new(read_tables_file(o.tables_file.as_deref()));
+    let run = Arc::new(Run {
+        ready: tokio::sync::Barrier::new(o.tables + 1),
+        stop: AtomicBool::new(false),
+        moves: AtomicU64::new(0),
+    });
     let tasks: Vec<_> = (0..o.tables)
         .map(|i| {
             tokio::spawn(drive(
                 Arc::clone(&o),
                 i,
-                Arc::clone(&stop),
-                Arc::clone(&moves),
+                Arc::clone(&listed),
+                Arc::clone(&run),
             ))
         })
         .collect();
+    if tokio::time::timeout(SETUP_TIMEOUT, run.ready.wait())
+        .await
+        .is_err()
+    {
+        eprintln!("loadgen: the tables were not set up in {SETUP_TIMEOUT:?}");
+        std::process::exit(1)
+    }
+    let started = Instant::now();
     let deadline = tokio::time::sleep(Duration::from_secs(o.seconds));
     tokio::pin!(deadline);
     loop {
         tokio::select! {
             _ = &mut deadline => break,
             _ = tokio::time::sleep(Duration::from_millis(50)) => {
-                if stop.load(Ordering::Relaxed) { break; }
+                if run.stop.load(Ordering::Relaxed) { break; }
             }
         }
     }
-    stop.store(true, Ordering::Relaxed);
+    run.stop.store(true, Ordering::Relaxed);
     let mut samples = Samples::default();
+    let mut played = Vec::with_capacity(o.tables);
     for task in tasks {
-        if let Ok(s) = task.await {
+        if let Ok((s, tables)) = task.await {
             samples.merge(s);
+            played.push(tables);
         }
     }
     let elapsed = started.elapsed().as_secs_f64();
+    if let Some(path) = &o.tables_file {
+        write_tables_file(path, &played);
+    }
     let mut endpoints = serde_json::Map::new();
     for (endpoint, latencies) in &mut samples.latencies {
         latencies.sort_unstable();
@@ -342,6 +510,7 @@ async fn main() {
     let count = |e: &str| samples.latencies.get(e).map_or(0, Vec::len) as f64;
     let report = json!({
         "tables": o.tables,
+        "spread": o.spread,
         "game": o.game,
         "reads": o.reads,
         "seconds": elapsed,

@@ -14,8 +14,16 @@ warms up with the load generator (examples/loadgen.rs), then alternates rounds:
 and prints the medians side by side with ratios, and the CPU time of the
 service (/proc/<pid>/stat), of Postgres (the sum over the backends connected
 to the bench database, sampled from /proc while the round runs) and of the
-client (its rusage). pgbench plays the same game rows the load generator
-left: each client one game, picked once by client id.
+client (its rusage).
+
+Every round plays the same tables: the warm-up makes them, each service
+round continues them (a finished one is replaced), and pgbench runs on the
+tables the last service round left, each pgbench client on the games of
+one load-generator driver. With --spread K each of the --clients drivers
+plays K tables and reads them as any of their four players (reads spread
+over K x clients games and 4 x K x clients tokens, as many players at many
+tables read); pgbench's clients then move to another of their games every
+REPICK transactions (a pick is a statement of its own).
 
 Everything listens on 127.0.0.1 and is stopped and removed on exit.
 """
@@ -40,6 +48,8 @@ SERVER = os.environ.get("KAARTTAFEL_BIN", os.path.join(ROOT, "target/release/kaa
 # debug one `cargo test` already built, rather than building every
 # dev-dependency again in release).
 LOADGEN = os.environ.get("LOADGEN_BIN", os.path.join(ROOT, "target/release/examples/loadgen"))
+# How many transactions a pgbench client makes on one game with --spread.
+REPICK = 16
 
 
 def cpu_seconds(pid):
@@ -153,9 +163,10 @@ def start_server(database_url, workdir, workers):
     sys.exit(f"the server did not become ready; see {log.name}")
 
 
-def loadgen(url, args, seconds, reads=False, check=True):
+def loadgen(url, args, seconds, tables_file, reads=False, check=True):
     argv = [LOADGEN, "--url", url, "--tables", str(args.clients), "--seconds", str(seconds),
-            "--deals", str(args.deals), "--json"]
+            "--deals", str(args.deals), "--spread", str(args.spread),
+            "--tables-file", tables_file, "--json"]
     if reads:
         argv.append("--reads")
     out, cpu = run_client(argv)
@@ -169,10 +180,33 @@ def loadgen(url, args, seconds, reads=False, check=True):
     return report, cpu
 
 
+def pick_tables(database_url, tables_file):
+    """bench_pick, the games pgbench plays: the tables the load generator
+    played last, table t's seat s at n = 4 t + s (an empty line, a table
+    the load generator did not make, repeats the one before). Returns the
+    count of tables."""
+    games = []
+    for line in open(tables_file).read().splitlines():
+        fields = line.split()
+        if fields:
+            games.append(fields[0])
+        elif games:
+            games.append(games[-1])
+    values = ", ".join(f"({t}, '{g}')" for t, g in enumerate(games))
+    psql(database_url, "DROP TABLE IF EXISTS bench_pick; CREATE TABLE bench_pick AS "
+         "SELECT 4 * t.t + s.seat AS n, t.game_id, s.player_id "
+         f"FROM (VALUES {values}) AS t (t, game_id) "
+         "JOIN game_seats s ON s.game_id = t.game_id AND s.seat < 4; "
+         "CREATE UNIQUE INDEX ON bench_pick (n)")
+    return len(games)
+
+
 def pgbench(db_url, script, args, ngames):
+    repick = 0 if args.spread == 1 else REPICK
     argv = ["pgbench", "-n", "-M", "prepared", "-c", str(args.clients), "-j", "2",
-            "-T", str(args.seconds), "-D", f"ngames={ngames}", "-D", "picked=0",
-            "-f", os.path.join(ROOT, "tools/pgbench", script), db_url]
+            "-T", str(args.seconds), "-D", f"ngames={ngames}", "-D", f"clients={args.clients}",
+            "-D", f"repick={repick}", "-D", "picked=0", "-D", "done=0",
+            "-f", os.path.join(args.pgbench_dir, script), db_url]
     # The service connects without TLS (sqlx is built without it); libpq
     # would negotiate TLS with a server that has `ssl = on` (Debian's
     # default), so pgbench is told not to, and both pay the same.
@@ -193,14 +227,11 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
     rows = {k: [] for k in ("svc_moves", "pg_moves", "svc_reads", "pg_reads")}
     try:
         print(f"[{name}] warm-up {args.warmup} s", file=sys.stderr)
-        loadgen(url, args, args.warmup, check=False)
+        tables_file = os.path.join(workdir, f"tables-{name}.txt")
+        loadgen(url, args, args.warmup, tables_file, check=False)
         ngames = 0
         if admin_url:
-            psql(database_url, "DROP TABLE IF EXISTS bench_pick; CREATE TABLE bench_pick AS "
-                 "SELECT (row_number() OVER (ORDER BY g.id)) - 1 AS n, g.id AS game_id, "
-                 "s.player_id FROM games g JOIN game_seats s ON s.game_id = g.id AND s.seat = 0 "
-                 "WHERE g.status = 'playing'; CREATE UNIQUE INDEX ON bench_pick (n)")
-            ngames = int(psql(database_url, "SELECT count(*) FROM bench_pick"))
+            ngames = pick_tables(database_url, tables_file)
             # The tables were filled seconds ago and never analysed, so the
             # planner still sizes them from their pages: the service's
             # connections, which prepared their statements while the tables
@@ -216,7 +247,8 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
                 pg = BackendCpu(admin_url, dbname) if admin_url else None
                 if pg:
                     pg.__enter__()
-                report, client = loadgen(url, args, args.seconds, reads=(kind == "reads"))
+                report, client = loadgen(url, args, args.seconds, tables_file,
+                                         reads=(kind == "reads"))
                 if pg:
                     pg.__exit__()
                 svc = cpu_seconds(server.pid) - before
@@ -229,6 +261,7 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
                       f"(load {load})", file=sys.stderr)
                 if not admin_url or ngames == 0:
                     continue
+                ngames = pick_tables(database_url, tables_file)
                 load = loadavg()
                 script = "move.sql" if kind == "moves" else "view.sql"
                 with BackendCpu(admin_url, dbname) as pg:
@@ -254,7 +287,8 @@ def fmt(v, digits=0):
 
 
 def table(name, rows, args):
-    out = [f"\n### {name}: {args.clients} clients, {args.rounds} x {args.seconds} s rounds, "
+    spread = (f", {args.spread} tables a client" if args.spread > 1 else "")
+    out = [f"\n### {name}: {args.clients} clients{spread}, {args.rounds} x {args.seconds} s rounds, "
            f"median of rounds (load average per round: "
            f"{', '.join(r['load'] for k in rows for r in rows[k])})\n",
            "| | service | pgbench, the service's statements | ratio |",
@@ -291,11 +325,18 @@ def main():
     p.add_argument("--deals", type=int, default=16)
     p.add_argument("--workers", type=int, default=0, help="WORKERS for the server (default: its own)")
     p.add_argument("--backends", default="postgres,sqlite")
+    p.add_argument("--spread", type=int, default=1,
+                   help="tables per client, read as any of their players (default 1: one "
+                        "table a client, read as its awaited seat)")
+    p.add_argument("--pgbench-dir", default=os.path.join(ROOT, "tools/pgbench"),
+                   help="where move.sql and view.sql are (another build's statements)")
+    p.add_argument("--json-out", help="also write every round's figures here, as JSON")
     args = p.parse_args()
     server_url = os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     work = tempfile.mkdtemp(prefix="kt-bench-")
     print(f"load average at start: {open('/proc/loadavg').read().strip()}", file=sys.stderr)
     results = []
+    raw = {}
     try:
         for backend in args.backends.split(","):
             if backend == "postgres":
@@ -311,8 +352,12 @@ def main():
             else:
                 sys.exit(f"unknown backend {backend}")
             results.append(table(backend, rows, args))
+            raw[backend] = rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            json.dump(dict(args=vars(args), server=SERVER, rounds=raw), f)
     print("\n".join(results))
     print(f"\nload average at end: {open('/proc/loadavg').read().strip()} "
           f"({os.cpu_count()} cores; figures on a loaded machine are noisy)")
