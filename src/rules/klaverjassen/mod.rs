@@ -6,7 +6,9 @@
 //! do, [`Match::play`] does it, [`Match::view_for`] is what a seat may see.
 
 mod cardset;
+mod club;
 mod deal;
+mod deal_state;
 mod game;
 mod history;
 mod moves;
@@ -18,6 +20,7 @@ mod scoring;
 mod solver;
 pub mod strong;
 mod team;
+mod trick;
 mod view;
 
 pub use cardset::{CardSet, CardSetIter, RANKS};
