@@ -618,3 +618,174 @@ pub struct GameSummary {
     /// Who sits where.
     pub seats: Vec<SeatView>,
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    use rand::seq::IndexedRandom;
+
+    use super::*;
+    use crate::table::rules::tests::{play_moves_until, records};
+
+    /// end or undo deals in club mode) until `done` holds.
+    fn game_after(
+        kind: GameKind,
+        chosen: serde_json::Value,
+        done: impl Fn(&Rules) -> bool,
+    ) -> Game {
+        let mut rng = StdRng::seed_from_u64(11);
+        let (options, table) = TableOptions::parse_with(kind, Some(chosen)).unwrap();
+        let player = |i: u8| SeatedPlayer {
+            id: Uuid::from_u128(u128::from(i) + 1),
+            name: format!("player {i}"),
+            bot: None,
+        };
+        let mut game = Game::create(
+            Uuid::new_v4(),
+            kind,
+            options,
+            table,
+            player(0),
+            None,
+            &mut rng,
+        )
+        .unwrap();
+        for i in 1..game.seats.len() as u8 {
+            game.join(player(i), None).unwrap();
+        }
+        let rules = game
+            .rules
+            .as_mut()
+            .expect("started once every seat is taken");
+        let no_revoke_report_nor_take_back = |mv: &Move| {
+            let kind = serde_json::to_value(mv).unwrap()["type"].clone();
+            kind != "report_revoke" && kind != "take_back"
+        };
+        play_moves_until(rules, &mut rng, no_revoke_report_nor_take_back, done);
+        game
+    }
+
+    /// A view's JSON is written into a buffer that holds it from the start:
+    /// the finished records' bytes and at most `VIEW_BYTES_BESIDE_RECORDS`
+    /// beside them, for every seat and a spectator, in the largest views
+    /// of both games (a full Potverteren table; Klaverjassen in its review).
+    #[test]
+    fn a_views_json_is_the_view_written_into_a_buffer_that_holds_it() {
+        let in_review = |r: &Rules| {
+            records(r) == 2
+                && r.game()
+                    .awaiting()
+                    .is_some_and(|a| a.action == crate::rules::Action::EndReview)
+        };
+        let mut largest = 0;
+        for game in [
+            game_after(
+                GameKind::Klaverjassen,
+                serde_json::json!({"auto_deal": true, "revoke_mode": "club"}),
+                in_review,
+            ),
+            game_after(
+                GameKind::Potverteren,
+                serde_json::json!({"auto_deal": true, "seats": 10}),
+                |r| records(r) == 3,
+            ),
+        ] {
+            let rules = game.rules.as_ref().unwrap();
+            let (_, stored) = rules.clone().to_stored().unwrap();
+            let records = stored
+                .iter()
+                .map(|record| record.get().len())
+                .sum::<usize>();
+            assert_eq!(rules.records_len(), records);
+            let callers = game.seats.iter().map(|s| s.as_ref().map(|p| p.id));
+            for caller in callers.chain([None]) {
+                let json = game.view_json(caller).unwrap();
+                assert_eq!(json, serde_json::to_vec(&game.view_for(caller)).unwrap());
+                largest = largest.max(json.len() - records);
+            }
+        }
+        assert!(
+            largest <= VIEW_BYTES_BESIDE_RECORDS,
+            "{largest} bytes beside the records"
+        );
+    }
+
+    /// The live part of `rules` as serde_json writes it.
+    fn live_by_serde_json(rules: &Rules) -> String {
+        fn without_records<G: Serialize + crate::rules::frozen::FrozenRecords>(
+            kind: &str,
+            mut game: G,
+        ) -> String {
+            game.frozen_records().clear();
+            format!("{{\"{kind}\":{}}}", serde_json::to_string(&game).unwrap())
+        }
+        match rules.clone() {
+            Rules::Klaverjassen(game) => without_records("klaverjassen", game),
+            Rules::Potverteren(game) => without_records("potverteren", game),
+        }
+    }
+
+    /// A view's JSON (written by `json_write`) is byte for byte what
+    /// serde_json writes, for every seat and a spectator, at every step of
+    /// random games of both kinds: revokes, take-backs and reviews, a
+    /// computer player, an away seat and a clock's deadline included. So is
+    /// the stored live state.
+    #[test]
+    fn a_views_json_is_what_serde_json_writes_at_every_step_of_both_games() {
+        for (kind, chosen, seed) in [
+            (
+                GameKind::Klaverjassen,
+                serde_json::json!({"revoke_mode": "club", "deals": 2, "hints": true}),
+                21,
+            ),
+            (
+                GameKind::Klaverjassen,
+                serde_json::json!({"auto_deal": true, "deals": 3}),
+                22,
+            ),
+            (
+                GameKind::Potverteren,
+                serde_json::json!({"auto_deal": true, "seats": 7, "turn_seconds": 20}),
+                23,
+            ),
+        ] {
+            let mut game = game_after(kind, chosen, |_| true);
+            let mut rng = StdRng::seed_from_u64(seed);
+            if let Some(Some(seat)) = game.seats.get_mut(1) {
+                seat.bot = Some(crate::bots::Level::Basic);
+                seat.name = "a \"quoted\" name\twith a tab".into();
+            }
+            game.away[2] = true;
+            game.deadline = Some(1_764_000_000_123_456);
+            game.fairness
+                .set_seat_seed(0, crate::rules::fairness::SeatSeed::parse("c0ffee").ok());
+            let callers: Vec<Option<Uuid>> = game
+                .seats
+                .iter()
+                .map(|s| s.as_ref().map(|p| p.id))
+                .chain([None])
+                .collect();
+            for _ in 0..400 {
+                for &caller in &callers {
+                    let json = game.view_json(caller).unwrap();
+                    let expected = serde_json::to_vec(&game.view_for(caller)).unwrap();
+                    assert_eq!(
+                        String::from_utf8(json).unwrap(),
+                        String::from_utf8(expected).unwrap()
+                    );
+                }
+                let rules = game.rules.as_mut().unwrap();
+                let (live, _) = rules.clone().to_stored().unwrap();
+                assert_eq!(live, live_by_serde_json(rules));
+                let Some(awaiting) = rules.game().awaiting() else {
+                    break;
+                };
+                let seat = awaiting.seats[0];
+                let moves = rules.game().legal_moves(seat);
+                let mv = moves.choose(&mut rng).cloned().expect("a legal move");
+                rules.game_mut().apply(seat, mv, &mut rng).expect("legal");
+            }
+        }
+    }
+}
