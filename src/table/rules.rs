@@ -225,8 +225,6 @@ pub(super) mod tests {
         }
     }
 
-    /// A game of `kind` with every seat taken, its rules played on with
-    /// random legal moves but for revoke reports and take-backs (which
     #[test]
     fn a_klaverjassen_match_is_stored_as_its_live_part_and_its_sheet_rows() {
         let mut rng = StdRng::seed_from_u64(7);
