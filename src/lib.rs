@@ -1,11 +1,13 @@
 //! Kaarttafel: a card-game server for Klaverjassen (Rotterdam rules) and
 //! Potverteren.
 //!
-//! Dependencies point one way: `http` → `auth`, `store`, `table` → `rules`.
-//! `rules` holds the pure rules, `table` the table around them, `store` all
-//! SQL, `http` all routes; `json_text`, shared JSON texts, is below them all.
+//! Dependencies point one way: `http` → `auth`, `store`, `api`, `table` →
+//! `rules`. `rules` holds the pure rules, `table` the table around them,
+//! `api` the JSON contract rendered from them, `store` all SQL, `http` all
+//! routes; `json_text`, shared JSON texts, is below them all.
 
 pub mod allocator;
+pub mod api;
 pub mod auth;
 pub mod bots;
 pub mod clock;

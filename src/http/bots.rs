@@ -11,8 +11,8 @@ use super::change::{Event, SeatChange, change_game, etag, json_answer, refusal, 
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::games::seat_bot;
+use crate::api::game::GameView;
 use crate::bots::Level;
-use crate::table::view::GameView;
 use crate::table::{GameError, Status};
 
 /// A computer player to seat.
@@ -24,6 +24,7 @@ pub struct NewBot {
     pub seat: Option<u8>,
     /// How strong it plays: `basic`, or `strong` (the exact-solver player at
     /// Klaverjassen, its own search at Potverteren: docs/bots.md).
+    #[schema(value_type = crate::api::game::Level)]
     pub level: Level,
 }
 

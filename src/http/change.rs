@@ -143,8 +143,7 @@ pub fn json_answer<H: TryIntoHeaderPair>(
 
 /// `game` as `caller` sees it, as the JSON body of an answer.
 pub fn view_json(game: &Game, caller: Uuid) -> Result<Vec<u8>, ApiError> {
-    game.view_json(Some(caller))
-        .map_err(|e| ApiError::Internal(e.to_string()))
+    crate::api::game::view_json(game, Some(caller)).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// Records `response` as the answer for `key`.

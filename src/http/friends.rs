@@ -25,13 +25,13 @@ use super::extract::{AuthPlayer, OptionalJson};
 use super::games::{GameSummary, TakeSeat, join_game};
 use super::players::valid_name;
 use super::record::{game_from_row, game_to_row, shown_options_of, system_rng};
+use crate::api::game::GameView;
 use crate::rules::Seat;
 use crate::rules::klaverjassen::Team;
 use crate::store::events::{self, EventRow};
 use crate::store::friends::{self as store, StatsRow};
 use crate::store::{Backend, Tx, games, players};
 use crate::table::friends::{RESERVE_MICROS, Reservation, invite_code, normalise_code};
-use crate::table::view::GameView;
 use crate::table::{Game, GameKind, Options, Rules, Status, TableOptions};
 
 /// Forgets the seats a rematch held whose time ran out at `now` (or that
@@ -266,6 +266,7 @@ pub struct Invite {
     #[schema(example = "Anne")]
     pub host_name: String,
     /// The seats still free for the caller.
+    #[schema(value_type = Vec<crate::api::cards::Seat>)]
     pub free_seats: Vec<Seat>,
 }
 
@@ -321,7 +322,7 @@ pub async fn show_invite(
         .map(Seat)
         .collect();
     Ok(web::Json(Invite {
-        table: game.summary(),
+        table: GameSummary::from(&game),
         host_name,
         free_seats,
     }))
@@ -382,11 +383,12 @@ const WAITING_PAGE: i64 = 100;
 #[schema(example = json!({"game": "klaverjassen", "options": {"deals": 16}}))]
 pub struct QuickMatch {
     /// Which game.
+    #[schema(value_type = crate::api::game::GameKind)]
     pub game: GameKind,
     /// The options the table must have; an option left out matches any
     /// value. A new table gets these (and the defaults for the rest).
     /// `private` is not allowed: matchmaking only finds public tables.
-    #[schema(value_type = Option<crate::table::view::NewOptionsSchema>)]
+    #[schema(value_type = Option<crate::api::options::NewOptionsSchema>)]
     pub options: Option<serde_json::Value>,
 }
 

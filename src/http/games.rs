@@ -15,12 +15,13 @@ use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson, SignedToken};
 use super::record::{game_from_row, game_to_row, system_rng};
 use super::stream::{load_as, load_with_every_record, wait_past};
+pub use crate::api::game::GameSummary;
+use crate::api::game::GameView;
+use crate::api::moves::MoveSchema;
 use crate::bots::Level;
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
 use crate::table::events as event_log;
-pub use crate::table::view::GameSummary;
-use crate::table::view::{GameView, MoveSchema};
 use crate::table::{Game, GameKind, Move, SeatedPlayer, TableOptions};
 
 /// A new table. Its schema in the document is [`NewGameSchema`]: one shape
@@ -110,7 +111,7 @@ impl ToSchema for NewGameSchema {
             }));
             schemas.push((name.to_owned(), shape));
         }
-        <crate::table::view::NewOptionsSchema as ToSchema>::schemas(schemas);
+        <crate::api::options::NewOptionsSchema as ToSchema>::schemas(schemas);
         schemas.push((BotSeat::name().into(), BotSeat::schema()));
         <BotSeat as ToSchema>::schemas(schemas);
     }
@@ -126,6 +127,7 @@ pub struct BotSeat {
     pub seat: Option<u8>,
     /// How strong it plays: `basic`, or `strong` (the exact-solver player at
     /// Klaverjassen, its own search at Potverteren: docs/bots.md).
+    #[schema(value_type = crate::api::game::Level)]
     pub level: Level,
 }
 
@@ -315,7 +317,7 @@ pub fn summaries(rows: Vec<GameRow>, limit: i64) -> Result<Page<GameSummary>, Ap
         .flatten();
     let items = rows
         .iter()
-        .map(|row| game_from_row(row).map(|g| g.summary()))
+        .map(|row| game_from_row(row).map(|g| GameSummary::from(&g)))
         .collect::<Result<_, _>>()?;
     Ok(Page { items, next_cursor })
 }
@@ -325,6 +327,7 @@ pub fn summaries(rows: Vec<GameRow>, limit: i64) -> Result<Page<GameSummary>, Ap
 #[serde(deny_unknown_fields)]
 pub struct LobbyQuery {
     /// Only tables of this game.
+    #[param(value_type = Option<crate::api::game::GameKind>)]
     pub game: Option<GameKind>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,

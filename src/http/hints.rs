@@ -16,13 +16,14 @@ use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::stream::load;
+use crate::api::moves::MoveSchema;
 use crate::bots::klaverjassen::BasicPlayer;
 use crate::bots::{Player, potverteren_strong};
 use crate::rules::Seat;
 use crate::rules::cards::Card;
 use crate::rules::klaverjassen::strong::{self, Budget};
 use crate::rules::klaverjassen::{self, DealRecord, Position, Solver, Team, for_team};
-use crate::table::view::{GameView, MoveSchema};
+use crate::table::view::GameView;
 use crate::table::{Game, Move, Rules, Status};
 
 /// A move and what it is estimated to be worth.
@@ -211,8 +212,10 @@ pub struct CardAnalysis {
     #[schema(example = 1)]
     pub trick: u8,
     /// The seat that played the card.
+    #[schema(value_type = crate::api::cards::Seat)]
     pub seat: Seat,
     /// The card.
+    #[schema(value_type = crate::api::cards::Card)]
     pub card: Card,
     /// The value before the card: the final score difference, team A minus
     /// team B, under best play by both teams from there.

@@ -11,11 +11,12 @@ pub mod friends;
 mod moves;
 mod options;
 mod rules;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod view;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::bots::Level;
@@ -26,7 +27,7 @@ pub use options::{DEFAULT_BOT_DELAY_MS, Options, TableOptions};
 pub use rules::{Rules, RulesView, TableRules};
 
 /// Which game a table plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     /// Klaverjassen, Rotterdam rules, 4 seats.
@@ -55,7 +56,7 @@ impl GameKind {
 }
 
 /// Where a table is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Seats are still free.
@@ -104,14 +105,11 @@ fn from_json<T: serde::de::DeserializeOwned>(
 }
 
 /// A seated player.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"id": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72", "name": "Anneke"}))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatedPlayer {
     /// The player's id.
-    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub id: Uuid,
     /// The player's name.
-    #[schema(example = "Anneke")]
     pub name: String,
     /// The level, when this player is a computer player (shown in the seat).
     #[serde(skip)]

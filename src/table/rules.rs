@@ -164,45 +164,12 @@ impl From<potverteren::View> for RulesView {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use rand::SeedableRng;
     use rand::rngs::StdRng;
-    use rand::seq::IndexedRandom;
 
     use super::*;
-
-    /// Random legal moves until `done` holds.
-    fn play_until(rules: &mut Rules, rng: &mut StdRng, done: impl Fn(&Rules) -> bool) {
-        play_moves_until(rules, rng, |_| true, done);
-    }
-
-    /// Random legal moves that `keep` lets through until `done` holds.
-    pub(in crate::table) fn play_moves_until(
-        rules: &mut Rules,
-        rng: &mut StdRng,
-        keep: impl Fn(&Move) -> bool,
-        done: impl Fn(&Rules) -> bool,
-    ) {
-        while !done(rules) {
-            let awaiting = rules.game().awaiting().expect("a game still going");
-            let seat = awaiting.seats[0];
-            let moves: Vec<Move> = rules
-                .game()
-                .legal_moves(seat)
-                .into_iter()
-                .filter(&keep)
-                .collect();
-            let mv = moves.choose(rng).cloned().expect("a legal move");
-            rules.game_mut().apply(seat, mv, rng).expect("legal");
-        }
-    }
-
-    pub(in crate::table) fn records(rules: &Rules) -> usize {
-        match rules {
-            Rules::Klaverjassen(m) => m.deals().len(),
-            Rules::Potverteren(t) => t.settled_rounds().len(),
-        }
-    }
+    use crate::table::testing::{play_until, records};
 
     /// The store writes a state as its live part and its finished records
     /// (src/store/layout.rs): read back, they make the same state, the live

@@ -23,9 +23,8 @@ use super::team::{BySeat, ByTeam, SEATS, Team};
 use super::trick::Trick;
 
 /// Where a match stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[schema(as = KlaverjassenPhase)]
 pub enum Phase {
     /// A deal is due: the dealer is to deal.
     Dealing,
@@ -41,9 +40,8 @@ pub enum Phase {
 }
 
 /// How a finished match ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[schema(as = KlaverjassenMatchResult)]
 pub enum MatchResult {
     /// This team has the higher total.
     Won(Team),
