@@ -57,6 +57,12 @@ impl Move {
         }
     }
 
+    /// Whether this move ends the table (the Potverteren host's
+    /// `end_table`).
+    pub fn ends_table(&self) -> bool {
+        matches!(self, Move::Potverteren(potverteren::Move::EndTable))
+    }
+
     /// Whether this is the deal move.
     pub fn is_deal(&self) -> bool {
         matches!(

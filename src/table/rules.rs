@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::GameError;
+use super::events::GameEvents;
 use super::moves::Move;
 use crate::json_text::JsonText;
 use crate::rules::fairness::Randomness;
@@ -69,9 +70,10 @@ impl Rules {
 }
 
 /// A game's rules ([`GameRules`]) as the table drives them: with the
-/// table's own move, view and error types, so one `dyn` serves both games.
-/// Implemented for every [`GameRules`] whose moves and view convert.
-pub trait TableRules {
+/// table's own move, view and error types, and what the event log shows of
+/// the game ([`GameEvents`]), so one `dyn` serves both games. Implemented
+/// for every [`GameRules`] whose moves and view convert.
+pub trait TableRules: GameEvents {
     /// The moves `seat` may make now.
     fn legal_moves(&self, seat: Seat) -> Vec<Move>;
     /// Applies `seat`'s move; a move of the other game is refused. On `Err`
@@ -94,7 +96,7 @@ pub trait TableRules {
 
 impl<G> TableRules for G
 where
-    G: GameRules,
+    G: GameRules + GameEvents,
     G::Move: Into<Move> + TryFrom<Move>,
     G::View: Into<RulesView>,
 {

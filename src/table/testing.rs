@@ -36,10 +36,7 @@ pub(crate) fn play_moves_until(
 
 /// How many deals or rounds are over.
 pub(crate) fn records(rules: &Rules) -> usize {
-    match rules {
-        Rules::Klaverjassen(m) => m.deals().len(),
-        Rules::Potverteren(t) => t.settled_rounds().len(),
-    }
+    rules.game().finished_deals()
 }
 
 /// A game of `kind` with every seat taken, its rules played on with
