@@ -4,8 +4,8 @@
 //!
 //! The types here carry serde derives (the state is stored with them, and
 //! the views they compute are written as the API shows them), but no
-//! OpenAPI schema: the API's own types (`crate::api`) carry the schemas and
-//! are built from these.
+//! OpenAPI schema: the API layer's own types carry the schemas and are
+//! built from these.
 
 pub mod cards;
 pub mod fairness;

@@ -1,7 +1,6 @@
 //! What a caller sees of a game: the table envelope around the rules core's
 //! own per-seat projection, so hidden information is decided by the rules
-//! and by the table here, never by the API that renders it
-//! (`crate::api::game::GameView`).
+//! and by the table here, never by the API layer that renders it.
 
 use serde::Serialize;
 use uuid::Uuid;
