@@ -6,7 +6,6 @@
 //! `api` the JSON contract rendered from them, `store` all SQL, `http` all
 //! routes; `json_text`, shared JSON texts, is below them all.
 
-pub mod allocator;
 pub mod api;
 pub mod auth;
 pub mod bots;
