@@ -6,9 +6,9 @@
 //! `api` the JSON contract rendered from them, `store` all SQL, `http` all
 //! routes; `json_text`, shared JSON texts, is below them all.
 
+pub mod ai;
 pub mod api;
 pub mod auth;
-pub mod bots;
 pub mod clock;
 pub mod config;
 pub mod http;

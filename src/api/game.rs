@@ -10,7 +10,6 @@ use super::klaverjassen::KlaverjassenView;
 use super::moves::MoveSchema;
 use super::options::OptionsSchema;
 use super::potverteren::PotverterenView;
-use crate::bots;
 use crate::rules::fairness::SeatSeed;
 use crate::table::fairness;
 use crate::table::view::{self, ShownOptions, VIEW_BYTES_BESIDE_RECORDS};
@@ -170,11 +169,11 @@ pub enum Level {
     Strong,
 }
 
-impl From<bots::Level> for Level {
-    fn from(level: bots::Level) -> Level {
+impl From<table::Level> for Level {
+    fn from(level: table::Level) -> Level {
         match level {
-            bots::Level::Basic => Level::Basic,
-            bots::Level::Strong => Level::Strong,
+            table::Level::Basic => Level::Basic,
+            table::Level::Strong => Level::Strong,
         }
     }
 }
@@ -504,7 +503,7 @@ mod tests {
             let mut game = game_after(kind, chosen, |_| true);
             let mut rng = StdRng::seed_from_u64(seed);
             if let Some(Some(seat)) = game.seats.get_mut(1) {
-                seat.bot = Some(crate::bots::Level::Basic);
+                seat.bot = Some(table::Level::Basic);
                 seat.name = "a \"quoted\" name\twith a tab".into();
             }
             game.away[2] = true;

@@ -12,7 +12,7 @@ use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::games::seat_bot;
 use crate::api::game::GameView;
-use crate::bots::Level;
+use crate::table::Level;
 use crate::table::{GameError, Status};
 
 /// A computer player to seat.

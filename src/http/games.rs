@@ -18,9 +18,9 @@ use super::stream::{load_as, load_with_every_record, wait_past};
 pub use crate::api::game::GameSummary;
 use crate::api::game::GameView;
 use crate::api::moves::MoveSchema;
-use crate::bots::Level;
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
+use crate::table::Level;
 use crate::table::events as event_log;
 use crate::table::{Game, GameKind, Move, SeatedPlayer, TableOptions};
 

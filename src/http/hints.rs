@@ -5,10 +5,7 @@
 //! a finished Klaverjassen deal. Both decide off the async workers.
 
 use actix_web::{get, web};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -16,13 +13,14 @@ use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::stream::load;
+use crate::ai::analysis::{self, NoAnalysis};
+use crate::ai::hints::{Advise, advice, hint_seed};
+use crate::ai::klaverjassen::strong::Budget;
 use crate::api::moves::MoveSchema;
-use crate::bots::klaverjassen::BasicPlayer;
-use crate::bots::{Player, potverteren_strong};
 use crate::rules::Seat;
 use crate::rules::cards::Card;
-use crate::rules::klaverjassen::strong::{self, Budget};
-use crate::rules::klaverjassen::{self, DealRecord, Position, Solver, Team, for_team};
+use crate::rules::klaverjassen::Match;
+use crate::rules::potverteren::Table;
 use crate::table::view::GameView;
 use crate::table::{Game, Move, Rules, Status};
 
@@ -67,83 +65,49 @@ pub enum NoHint {
     NothingToDecide,
 }
 
-/// The seed of a hint's sampling: from what the caller sees (game id,
-/// version, seat), so the same view always gets the same hint.
-fn hint_seed(view: &GameView, seat: Seat) -> u64 {
-    let mut hash = Sha256::new();
-    hash.update(view.id.as_bytes());
-    hash.update(view.version.to_be_bytes());
-    hash.update([seat.0]);
-    let digest = hash.finalize();
-    u64::from_be_bytes(digest[..8].try_into().expect("32 bytes"))
-}
-
 /// The hint for the seat of `view`, from `view` alone.
 pub fn hint_for(view: &GameView, budget: Budget) -> Result<Hint, NoHint> {
     let seat = view.you.ok_or(NoHint::NotSeated)?;
-    let (chosen, values) = if let Some(table) = &view.klaverjassen {
-        let legal = view.klaverjassen_moves();
-        let mut rng = StdRng::seed_from_u64(hint_seed(view, seat));
-        let decision =
-            strong::decide(seat, table, &legal, budget, &mut rng).ok_or(NoHint::NothingToDecide)?;
-        if decision.out_of_budget {
-            // No sampled deal fitted the budget: the strong player plays as
-            // `basic` then (docs/solver.md), and no move has a value.
-            let chosen = BasicPlayer
-                .choose(view, &mut rng)
-                .ok_or(NoHint::NothingToDecide)?;
-            (chosen, Vec::new())
-        } else {
-            let values: Vec<(Move, f64)> = decision
-                .values
-                .into_iter()
-                .map(|(m, v)| (Move::Klaverjassen(m), v))
-                .collect();
-            (Move::Klaverjassen(decision.chosen), values)
-        }
-    } else if view.potverteren.is_some() {
-        let decision = potverteren_strong::evaluate(view).ok_or(NoHint::NothingToDecide)?;
-        let values = decision
-            .values
-            .into_iter()
-            .map(|(m, v)| (Move::Potverteren(m), v))
-            .collect();
-        (Move::Potverteren(decision.chosen), values)
-    } else {
-        return Err(NoHint::NothingToDecide);
+    let seed = hint_seed(view.id, view.version, seat);
+    let advised = match (&view.klaverjassen, &view.potverteren) {
+        (Some(game), _) => advice_in::<Match>(seat, game, &view.legal_moves, budget, seed),
+        (None, Some(game)) => advice_in::<Table>(seat, game, &view.legal_moves, budget, seed),
+        (None, None) => None,
     };
-    let mut moves: Vec<MoveValue> = view
-        .legal_moves
-        .iter()
-        .filter(|m| !is_aside(m))
-        .map(|m| MoveValue {
-            mv: m.clone(),
-            value: values.iter().find(|(v, _)| v == m).map(|(_, v)| *v),
-        })
-        .collect();
-    // A bid is listed at its minimum; the value is for that bid.
-    if moves.iter().all(|m| m.mv != chosen) {
-        moves.push(MoveValue {
-            mv: chosen.clone(),
-            value: values.iter().find(|(v, _)| *v == chosen).map(|(_, v)| *v),
-        });
-    }
+    let (mv, moves) = advised.ok_or(NoHint::NothingToDecide)?;
     Ok(Hint {
         version: view.version,
-        mv: chosen,
+        mv,
         moves,
     })
 }
 
-/// Moves a hint does not weigh: revoke reports, take-backs and ending the
-/// table (the strong player makes them only when the cards prove a revoke).
-fn is_aside(mv: &Move) -> bool {
-    matches!(
-        mv,
-        Move::Klaverjassen(klaverjassen::Move::ReportRevoke { .. } | klaverjassen::Move::TakeBack)
-            | Move::Potverteren(crate::rules::potverteren::Move::EndTable)
-            | Move::Table(_)
-    )
+/// The strong player's advice in the game `G` for `seat` from its view and
+/// the table's legal moves, as the table's moves.
+fn advice_in<G: Advise>(
+    seat: Seat,
+    view: &G::View,
+    legal: &[Move],
+    budget: Budget,
+    seed: u64,
+) -> Option<(Move, Vec<MoveValue>)>
+where
+    G::Move: Clone + PartialEq + Into<Move> + TryFrom<Move>,
+{
+    let legal: Vec<G::Move> = legal
+        .iter()
+        .filter_map(|mv| G::Move::try_from(mv.clone()).ok())
+        .collect();
+    let advised = advice::<G>(seat, view, &legal, budget, seed)?;
+    let moves = advised
+        .moves
+        .into_iter()
+        .map(|(mv, value)| MoveValue {
+            mv: mv.into(),
+            value,
+        })
+        .collect();
+    Some((advised.chosen.into(), moves))
 }
 
 /// The thinking budget of a hint: the strong player's own default.
@@ -249,63 +213,28 @@ pub struct DealAnalysis {
     pub cards: Vec<CardAnalysis>,
 }
 
-/// Why a deal has no analysis.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NoAnalysis {
-    /// Not a Klaverjassen game, or the deal is not over.
-    NotFound(String),
-}
-
-/// The analysis of the finished deal `record`: each position solved exactly.
-pub fn analyse(record: &DealRecord) -> Result<DealAnalysis, NoAnalysis> {
-    if record.report.is_some() || record.tricks.len() != 8 {
-        return Err(NoAnalysis::NotFound(format!(
-            "deal {} ended with a revoke punishment: its score does not come from the cards",
-            record.number
-        )));
-    }
-    let first = record
-        .tricks
-        .first()
-        .map_or(record.dealer.next(4), |t| t.leader);
-    let mut position = Position {
-        hands: record.hands,
-        trump: record.trump,
-        playing_team: record.playing_team,
-        leader: first,
-        trick: Vec::new(),
-        card_points: Default::default(),
-        roem: Default::default(),
-        tricks_taken: Default::default(),
-    };
-    let mut solver = Solver::new();
-    let par = solver.value(&position);
-    let mut before = par;
-    let mut cards = Vec::with_capacity(32);
-    for trick in &record.tricks {
-        for played in &trick.cards {
-            position = position.after(played.card);
-            let after = match position.final_value() {
-                Some(value) => value,
-                None => solver.value(&position),
-            };
-            cards.push(CardAnalysis {
-                trick: trick.number,
-                seat: played.seat,
-                card: played.card,
-                value_before: before,
-                value_after: after,
-                lost: for_team(before - after, Team::of(played.seat)),
-            });
-            before = after;
+impl From<analysis::CardAnalysis> for CardAnalysis {
+    fn from(card: analysis::CardAnalysis) -> CardAnalysis {
+        CardAnalysis {
+            trick: card.trick,
+            seat: card.seat,
+            card: card.card,
+            value_before: card.value_before,
+            value_after: card.value_after,
+            lost: card.lost,
         }
     }
-    Ok(DealAnalysis {
-        deal: record.number,
-        par,
-        result: record.score[Team::A] - record.score[Team::B],
-        cards,
-    })
+}
+
+impl From<analysis::DealAnalysis> for DealAnalysis {
+    fn from(deal: analysis::DealAnalysis) -> DealAnalysis {
+        DealAnalysis {
+            deal: deal.deal,
+            par: deal.par,
+            result: deal.result,
+            cards: deal.cards.into_iter().map(CardAnalysis::from).collect(),
+        }
+    }
 }
 
 /// The finished deal `n` of `game`, analysed.
@@ -315,12 +244,7 @@ pub fn deal_analysis(game: &Game, n: u32) -> Result<DealAnalysis, NoAnalysis> {
             "deal analysis exists for Klaverjassen deals only".into(),
         ));
     };
-    let record = m
-        .deals()
-        .iter()
-        .find(|d| u32::from(d.number) == n)
-        .ok_or_else(|| NoAnalysis::NotFound(format!("deal {n} is not over (or does not exist)")))?;
-    analyse(record)
+    analysis::deal_analysis(m, n).map(DealAnalysis::from)
 }
 
 /// The exact analysis of finished Klaverjassen deal `n`: its par and, for
@@ -358,9 +282,9 @@ mod tests {
     use rand::rngs::StdRng;
 
     use super::*;
-    use crate::bots::{Level, player_for};
-    use crate::rules::klaverjassen::{BySeat, CardSet, Match, deal_from_deck, shuffled_deck};
-    use crate::table::{GameKind, Options, SeatedPlayer, TableOptions};
+    use crate::http::scheduler::computer_move;
+    use crate::rules::klaverjassen::{BySeat, CardSet, Team, deal_from_deck, shuffled_deck};
+    use crate::table::{GameKind, Level, Options, SeatedPlayer, TableOptions};
 
     /// A small budget of counts only (so the hint is reproducible), with
     /// nodes enough to finish a sample from the first lead: the test is about
@@ -416,9 +340,13 @@ mod tests {
         let game = game_with(Uuid::from_u128(7), hands(5));
         let view = game.view_of_seat(Some(Seat(0)));
         let hint = hint_for(&view, Budget::counted(32, 10)).unwrap();
-        let basic = player_for(GameKind::Klaverjassen, Level::Basic)
-            .choose(&view, &mut StdRng::seed_from_u64(1))
-            .unwrap();
+        let basic = computer_move(
+            game.rules.as_ref().unwrap(),
+            Seat(0),
+            Level::Basic,
+            &mut StdRng::seed_from_u64(1),
+        )
+        .unwrap();
         // These hands make basic's choice other than the first legal move,
         // so the test tells the two apart.
         assert_ne!(basic, view.legal_moves[0]);
@@ -470,11 +398,9 @@ mod tests {
 
     /// Plays deal 1 of `game` out with the basic player.
     fn play_out(game: &mut Game, rng: &mut StdRng) {
-        let basic = player_for(GameKind::Klaverjassen, Level::Basic);
         while game.status == Status::Playing {
             let seat = game.awaiting().unwrap().seats[0];
-            let view = game.view_of_seat(Some(seat));
-            let mv = basic.choose(&view, rng).unwrap();
+            let mv = computer_move(game.rules.as_ref().unwrap(), seat, Level::Basic, rng).unwrap();
             game.play_for(seat, mv, rng).unwrap();
         }
     }

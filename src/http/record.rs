@@ -7,8 +7,8 @@ use std::sync::{LazyLock, Mutex};
 use uuid::Uuid;
 
 use super::error::ApiError;
-use crate::bots::Level;
 use crate::store::games::GameRow;
+use crate::table::Level;
 use crate::table::fairness::FairDeals;
 use crate::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
 

@@ -26,11 +26,11 @@ use super::change::{Event, after_commit, record_change};
 use super::error::ApiError;
 use super::games::seat_move;
 use super::record::game_from_row;
-use crate::bots::{Level, player_for};
+use crate::ai::{self, Player, Players};
 use crate::rules::Seat;
 use crate::store::games;
 use crate::table::automation::Work;
-use crate::table::{Game, Move};
+use crate::table::{Game, Level, Move, Rules};
 
 /// How often an idle runner looks for due work without being woken.
 const POLL: Duration = Duration::from_secs(1);
@@ -201,7 +201,7 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
 /// Runs `think` on tokio's blocking pool, off the async workers: a computer
 /// player may think for a while (a stronger one up to a quarter of a second
 /// per move), and meanwhile the workers go on serving requests and streams.
-/// Whatever player [`player_for`] returns runs here; the scheduler does not
+/// Whatever player [`computer_move`] asks runs here; the scheduler does not
 /// depend on how long it takes.
 async fn off_the_workers<T: Send + 'static>(
     think: impl FnOnce() -> T + Send + 'static,
@@ -227,17 +227,41 @@ fn decide(game: &Game, work: Work) -> Option<Decision> {
             });
         }
     };
-    let view = game.view_of_seat(Some(seat));
-    let mv = {
-        let mut rng = rand::rng();
-        player_for(game.kind, level).choose(&view, &mut rng)?
-    };
+    let mv = computer_move(game.rules.as_ref()?, seat, level, &mut rand::rng())?;
     Some(Decision::Move {
         seat,
         mv,
         actor,
         away,
     })
+}
+
+/// The computer player of `level` for the game `G`: the one place that maps
+/// a level to a player, so a stronger player drops in here without
+/// touching the code that asks it.
+pub fn player_for<G: Players>(level: Level) -> Box<dyn Player<G>> {
+    match level {
+        Level::Basic => G::basic(),
+        Level::Strong => G::strong(),
+    }
+}
+
+/// The move the computer player of `level` makes for `seat`, decided from
+/// the seat's view of the rules and its legal moves alone.
+pub fn computer_move(
+    rules: &Rules,
+    seat: Seat,
+    level: Level,
+    rng: &mut dyn rand::Rng,
+) -> Option<Move> {
+    match rules {
+        Rules::Klaverjassen(game) => {
+            ai::decide(game, seat, &*player_for(level), rng).map(Move::from)
+        }
+        Rules::Potverteren(game) => {
+            ai::decide(game, seat, &*player_for(level), rng).map(Move::from)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod automation;
 pub mod events;
 pub mod fairness;
 pub mod friends;
+pub mod level;
 mod moves;
 mod options;
 mod rules;
@@ -19,9 +20,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::bots::Level;
 use crate::rules::{Awaiting, Seat, klaverjassen, potverteren};
 use fairness::FairDeals;
+pub use level::Level;
 pub use moves::{Move, TableMove};
 pub use options::{DEFAULT_BOT_DELAY_MS, Options, TableOptions};
 pub use rules::{Rules, RulesView, TableRules};

@@ -5,9 +5,9 @@
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::Level;
 use super::fairness::FairnessView;
 use super::{Game, GameKind, Move, Options, RulesView, SeatedPlayer, Status, TableOptions};
-use crate::bots::Level;
 use crate::rules::{Action, Seat, klaverjassen, potverteren};
 
 /// What a view holds beside its finished records, at most, in bytes, as
