@@ -4,7 +4,7 @@
 //! Dependencies point one way: `http` → `auth`, `store`, `api`, `table` →
 //! `rules`. `rules` holds the pure rules, `table` the table around them,
 //! `api` the JSON contract rendered from them, `store` all SQL, `http` all
-//! routes; `json_text`, shared JSON texts, is below them all.
+//! routes.
 
 pub mod ai;
 pub mod api;
@@ -12,8 +12,6 @@ pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod http;
-pub mod json_text;
-pub mod json_write;
 pub mod notify;
 pub mod rules;
 pub mod startup;

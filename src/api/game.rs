@@ -12,8 +12,8 @@ use super::options::OptionsSchema;
 use super::potverteren::PotverterenView;
 use crate::rules::fairness::SeatSeed;
 use crate::table::fairness;
-use crate::table::view::{self, ShownOptions, VIEW_BYTES_BESIDE_RECORDS};
-use crate::table::{self, Game, Rules};
+use crate::table::view::{self, ShownOptions};
+use crate::table::{self, Game};
 
 /// A game as the caller may see it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -91,25 +91,17 @@ impl From<view::GameView> for GameView {
     }
 }
 
-/// The view `caller` gets of `game` ([`Game::view_for`]) as JSON, written
-/// into a buffer sized for it up front: the finished records it carries as
-/// they are, and [`VIEW_BYTES_BESIDE_RECORDS`] for the rest, so that a long
-/// match's view (up to 27 KB) is not copied again at every doubling.
+/// The view `caller` gets of `game` ([`Game::view_for`]) as JSON.
 pub fn view_json(game: &Game, caller: Option<Uuid>) -> serde_json::Result<Vec<u8>> {
-    let mut json = Vec::new();
-    write_view_json(game, caller, &mut json)?;
-    Ok(json)
+    serde_json::to_vec(&GameView::from(game.view_for(caller)))
 }
 
-/// [`view_json`] added to the end of `out` (an event stream's frame, say),
-/// with room made for it first.
+/// [`view_json`] added to the end of `out` (an event stream's frame, say).
 pub fn write_view_json(
     game: &Game,
     caller: Option<Uuid>,
     out: &mut Vec<u8>,
 ) -> serde_json::Result<()> {
-    let records = game.rules.as_ref().map_or(0, Rules::records_len);
-    out.reserve(records + VIEW_BYTES_BESIDE_RECORDS);
     serde_json::to_writer(out, &GameView::from(game.view_for(caller)))
 }
 
@@ -409,80 +401,18 @@ mod tests {
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use rand::seq::IndexedRandom;
-    use serde::Serialize;
 
     use super::*;
     use crate::table::GameKind;
-    use crate::table::testing::{game_after, records};
-
-    /// A view's JSON is written into a buffer that holds it from the start:
-    /// the finished records' bytes and at most `VIEW_BYTES_BESIDE_RECORDS`
-    /// beside them, for every seat and a spectator, in the largest views
-    /// of both games (a full Potverteren table; Klaverjassen in its review).
-    #[test]
-    fn a_views_json_is_the_view_written_into_a_buffer_that_holds_it() {
-        let in_review = |r: &Rules| {
-            records(r) == 2
-                && r.game()
-                    .awaiting()
-                    .is_some_and(|a| a.action == crate::rules::Action::EndReview)
-        };
-        let mut largest = 0;
-        for game in [
-            game_after(
-                GameKind::Klaverjassen,
-                serde_json::json!({"auto_deal": true, "revoke_mode": "club"}),
-                in_review,
-            ),
-            game_after(
-                GameKind::Potverteren,
-                serde_json::json!({"auto_deal": true, "seats": 10}),
-                |r| records(r) == 3,
-            ),
-        ] {
-            let rules = game.rules.as_ref().unwrap();
-            let (_, stored) = rules.clone().to_stored().unwrap();
-            let records = stored
-                .iter()
-                .map(|record| record.get().len())
-                .sum::<usize>();
-            assert_eq!(rules.records_len(), records);
-            let callers = game.seats.iter().map(|s| s.as_ref().map(|p| p.id));
-            for caller in callers.chain([None]) {
-                let json = view_json(&game, caller).unwrap();
-                assert_eq!(json, serde_json::to_vec(&game.view_for(caller)).unwrap());
-                largest = largest.max(json.len() - records);
-            }
-        }
-        assert!(
-            largest <= VIEW_BYTES_BESIDE_RECORDS,
-            "{largest} bytes beside the records"
-        );
-    }
-
-    /// The live part of `rules` as serde_json writes it.
-    fn live_by_serde_json(rules: &Rules) -> String {
-        fn without_records<G: Serialize + crate::rules::frozen::FrozenRecords>(
-            kind: &str,
-            mut game: G,
-        ) -> String {
-            game.frozen_records().clear();
-            format!("{{\"{kind}\":{}}}", serde_json::to_string(&game).unwrap())
-        }
-        match rules.clone() {
-            Rules::Klaverjassen(game) => without_records("klaverjassen", game),
-            Rules::Potverteren(game) => without_records("potverteren", game),
-        }
-    }
+    use crate::table::testing::game_after;
 
     /// A view's JSON, written from the API's own types, is byte for byte
     /// what serde_json writes of the table's view, for every seat and a
     /// spectator, at every step of random games of both kinds: revokes,
     /// take-backs and reviews, a computer player, an away seat and a
-    /// clock's deadline included. The stored live state is what serde_json
-    /// writes too.
+    /// clock's deadline included.
     #[test]
-    fn a_views_json_is_what_serde_json_writes_at_every_step_of_both_games() {
+    fn a_views_json_is_the_tables_view_at_every_step_of_both_games() {
         for (kind, chosen, seed) in [
             (
                 GameKind::Klaverjassen,
@@ -526,8 +456,6 @@ mod tests {
                     );
                 }
                 let rules = game.rules.as_mut().unwrap();
-                let (live, _) = rules.clone().to_stored().unwrap();
-                assert_eq!(live, live_by_serde_json(rules));
                 let Some(awaiting) = rules.game().awaiting() else {
                     break;
                 };

@@ -5,7 +5,6 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::cards::{Card, Seat, Suit};
-use crate::rules::frozen::Frozen;
 use crate::rules::klaverjassen;
 
 /// A seat's view of the match (docs/api.md "Views", `klaverjassen`).
@@ -54,10 +53,7 @@ pub struct KlaverjassenView {
     /// Roem each team has made in the deal in progress.
     pub roem: ByTeam<i32>,
     /// The score sheet: one row per finished deal, with its full history.
-    // Each row is written as the match keeps it, not built again for every
-    // view: a long match's sheet is most of its view.
-    #[schema(value_type = Vec<DealRecord>)]
-    pub deals: Vec<Frozen<klaverjassen::DealRecord>>,
+    pub deals: Vec<DealRecord>,
     /// Each team's match total.
     pub totals: ByTeam<i32>,
 }
@@ -80,7 +76,7 @@ impl From<klaverjassen::View> for KlaverjassenView {
                 .map(|tricks| tricks.into_iter().map(CompletedTrick::from).collect()),
             tricks_taken: view.tricks_taken.into(),
             roem: view.roem.into(),
-            deals: view.deals,
+            deals: view.deals.into_iter().map(DealRecord::from).collect(),
             totals: view.totals.into(),
         }
     }
@@ -283,9 +279,7 @@ impl From<klaverjassen::CompletedTrick> for CompletedTrick {
 }
 
 /// One row of the score sheet: a finished deal, its score and its history.
-// Only describes the JSON: a row is written as the match keeps it
-// (`klaverjassen::DealRecord`), and a test holds the two to the same fields.
-#[derive(ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({
     "number": 1, "dealer": 3, "trump": "H", "playing_team": "A",
     "card_points": {"A": 124, "B": 38}, "roem": {"A": 0, "B": 20},
@@ -353,15 +347,39 @@ pub struct DealRecord {
     #[schema(example = "5be1c0f8a3d24e6b9f7a1c3e5d7b9f1a2c4e6a8b0d2f4a6c8e0b2d4f6a8c0e2f")]
     pub server_seed: Option<String>,
     /// The seat seeds mixed into the deal's deck, by seat (null where none).
-    // Optional as `klaverjassen::DealRecord` reads it: older rows lack it.
+    // Optional in the document, as it has always been: `serde(default)` is
+    // what tells utoipa so.
     #[serde(default)]
     #[schema(example = json!(["9f2c", null, null, "00ff17"]))]
     pub seat_seeds: Vec<Option<String>>,
 }
 
+impl From<klaverjassen::DealRecord> for DealRecord {
+    fn from(row: klaverjassen::DealRecord) -> DealRecord {
+        DealRecord {
+            number: row.number,
+            dealer: row.dealer.into(),
+            trump: row.trump.into(),
+            playing_team: row.playing_team.into(),
+            card_points: row.card_points.into(),
+            roem: row.roem.into(),
+            score: row.score.into(),
+            pit: row.pit,
+            nat: row.nat,
+            report: row.report.map(ReportRecord::from),
+            hands: BySeat(row.hands.0.map(CardSet)),
+            // Collected in place, as every conversion of a row's lists:
+            // the API's records are laid out as the rules' are.
+            tricks: row.tricks.into_iter().map(CompletedTrick::from).collect(),
+            revokes: row.revokes.into_iter().map(RevokeRecord::from).collect(),
+            server_seed: row.server_seed,
+            seat_seeds: row.seat_seeds,
+        }
+    }
+}
+
 /// A revoke (*verzaking*) made in a deal, public once the deal is over.
-// Describes the JSON of `klaverjassen::RevokeRecord`, as `DealRecord` does.
-#[derive(ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({"seat": 1, "trick": 4, "corrected": false}))]
 pub struct RevokeRecord {
     /// The seat that revoked.
@@ -376,9 +394,18 @@ pub struct RevokeRecord {
     pub corrected: bool,
 }
 
+impl From<klaverjassen::RevokeRecord> for RevokeRecord {
+    fn from(revoke: klaverjassen::RevokeRecord) -> RevokeRecord {
+        RevokeRecord {
+            seat: revoke.seat.into(),
+            trick: revoke.trick,
+            corrected: revoke.corrected,
+        }
+    }
+}
+
 /// The report that ended a deal with a punishment.
-// Describes the JSON of `klaverjassen::ReportRecord`, as `DealRecord` does.
-#[derive(ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({"seat": 1, "reported_by": 2, "valid": true}))]
 pub struct ReportRecord {
     /// The seat reported.
@@ -389,6 +416,16 @@ pub struct ReportRecord {
     /// reporter's team.
     #[schema(example = true)]
     pub valid: bool,
+}
+
+impl From<klaverjassen::ReportRecord> for ReportRecord {
+    fn from(report: klaverjassen::ReportRecord) -> ReportRecord {
+        ReportRecord {
+            seat: report.seat.into(),
+            reported_by: report.reported_by.into(),
+            valid: report.valid,
+        }
+    }
 }
 
 /// How the table treats a card that may not be played (*verzaken*).

@@ -5,8 +5,8 @@
 //! which carry no schema. Imports `table` and `rules` only.
 //!
 //! Where the JSON is written by a rules or table type itself (a move, the
-//! options, a finished deal's row kept as it was stored), the type here
-//! only describes it, and a test holds the two to the same fields.
+//! options, which the table also reads and stores), the type here only
+//! describes it, and tests/openapi.rs holds the two to the same fields.
 
 pub mod cards;
 pub mod game;

@@ -14,11 +14,11 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, no_game};
 use super::extract::{AuthPlayer, SignedToken};
-use super::record::{game_from_row, game_to_row, no_game};
 use crate::store::events::EventRow;
 use crate::store::idempotency::{self, StoredResponse};
+use crate::store::record::{changed_row, game_from_row};
 use crate::store::{Tx, cleanup, games};
 use crate::table::{Game, GameError, SeatedPlayer};
 
@@ -441,7 +441,7 @@ fn apply_checked(
         // then, instead of a copy of the whole game made before every change.
         let mut before = match game_from_row(row) {
             Ok(before) => before,
-            Err(unreadable) => return unreadable,
+            Err(unreadable) => return unreadable.into(),
         };
         super::friends::release_reservations(&mut before, now);
         refusal(&before, caller.id, error)
@@ -462,14 +462,8 @@ fn next_row(
     let created_at = loaded.created_at;
     let now = state.clock.now_micros();
     let due_at = game.schedule(created_at, now, event.restarts_the_clock());
-    let mut row = game_to_row(
-        game,
-        created_at,
-        loaded.options.clone(),
-        loaded.fairness.as_deref(),
-    )?;
+    let mut row = changed_row(game, loaded)?;
     row.due_at = due_at;
-    row.deals_stored = loaded.deals_stored;
     Ok((row, due_at))
 }
 

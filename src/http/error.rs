@@ -133,12 +133,25 @@ pub enum ApiError {
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
         if crate::store::unavailable(&error) {
-            crate::store::note_failure(&error);
             ApiError::DatabaseUnavailable(error.to_string())
         } else {
             ApiError::Internal(format!("database: {error}"))
         }
     }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(error: crate::store::StoreError) -> Self {
+        match error {
+            crate::store::StoreError::Database(error) => error.into(),
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// The 404 of a game that does not exist.
+pub fn no_game(id: uuid::Uuid) -> ApiError {
+    ApiError::NotFound(format!("no game {id}"))
 }
 
 impl ApiError {

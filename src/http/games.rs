@@ -13,13 +13,13 @@ use super::change::{
 };
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson, SignedToken};
-use super::record::{game_from_row, game_to_row, system_rng};
 use super::stream::{load_as, load_with_every_record, wait_past};
 pub use crate::api::game::GameSummary;
 use crate::api::game::GameView;
 use crate::api::moves::MoveSchema;
 use crate::store::events::{self, EventRow};
 use crate::store::games::{self, Cursor, GameRow};
+use crate::store::record::{game_from_row, game_to_row, system_rng};
 use crate::table::Level;
 use crate::table::events as event_log;
 use crate::table::{Game, GameKind, Move, SeatedPlayer, TableOptions};

@@ -15,7 +15,6 @@ pub mod limits;
 pub mod metrics;
 pub mod players;
 pub mod proxy;
-pub mod record;
 pub mod scheduler;
 pub mod stream;
 pub mod timeout;

@@ -25,10 +25,10 @@ use super::AppState;
 use super::change::{Event, after_commit, record_change};
 use super::error::ApiError;
 use super::games::seat_move;
-use super::record::game_from_row;
 use crate::ai::{self, Player, Players};
 use crate::rules::Seat;
 use crate::store::games;
+use crate::store::record::game_from_row;
 use crate::table::automation::Work;
 use crate::table::{Game, Level, Move, Rules};
 

@@ -9,11 +9,12 @@ use futures_util::stream;
 use uuid::Uuid;
 
 use super::AppState;
+use super::error::no_game;
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, SignedToken};
-use super::record::{game_from_row, no_game};
 use crate::notify::Wake;
 use crate::store::games;
+use crate::store::record::game_from_row;
 use crate::table::Game;
 
 /// The game as stored now.
@@ -28,7 +29,7 @@ pub async fn load_on(
     state: &AppState,
     id: Uuid,
 ) -> Result<Game, ApiError> {
-    game_from_row(&row_on(conn, state, id).await?)
+    Ok(game_from_row(&row_on(conn, state, id).await?)?)
 }
 
 /// [`load_on`] with every finished record, the oldest included, where it
@@ -41,7 +42,7 @@ pub async fn load_with_every_record(
 ) -> Result<Game, ApiError> {
     let mut row = row_on(conn, state, id).await?;
     games::read_all_records(conn, &mut row).await?;
-    game_from_row(&row)
+    Ok(game_from_row(&row)?)
 }
 
 /// Game `id`'s row as stored now, read on `conn`; a 404 when there is none.

@@ -8,11 +8,6 @@ use uuid::Uuid;
 
 use super::{Game, GameKind, Move, Rules, SeatedPlayer, TableOptions};
 
-/// Random legal moves until `done` holds.
-pub(crate) fn play_until(rules: &mut Rules, rng: &mut StdRng, done: impl Fn(&Rules) -> bool) {
-    play_moves_until(rules, rng, |_| true, done);
-}
-
 /// Random legal moves that `keep` lets through until `done` holds.
 pub(crate) fn play_moves_until(
     rules: &mut Rules,
@@ -32,11 +27,6 @@ pub(crate) fn play_moves_until(
         let mv = moves.choose(rng).cloned().expect("a legal move");
         rules.game_mut().apply(seat, mv, rng).expect("legal");
     }
-}
-
-/// How many deals or rounds are over.
-pub(crate) fn records(rules: &Rules) -> usize {
-    rules.game().finished_deals()
 }
 
 /// A game of `kind` with every seat taken, its rules played on with

@@ -10,12 +10,6 @@ use super::fairness::FairnessView;
 use super::{Game, GameKind, Move, Options, RulesView, SeatedPlayer, Status, TableOptions};
 use crate::rules::{Action, Seat, klaverjassen, potverteren};
 
-/// What a view holds beside its finished records, at most, in bytes, as
-/// far as the tests and the load generator have seen (a Klaverjassen view
-/// in the review, with its eight tricks, is 2.8 KB; a full Potverteren
-/// table 1.4 KB: `a_views_json_is_the_view_written_into_a_buffer_that_holds_it`).
-pub const VIEW_BYTES_BESIDE_RECORDS: usize = 4096;
-
 /// A seat and who sits in it.
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatView {
