@@ -1,18 +1,23 @@
 //! Kaarttafel: a card-game server for Klaverjassen (Rotterdam rules) and
 //! Potverteren.
 //!
-//! Dependencies point one way: `http` → `auth`, `store`, `table` → `rules`.
-//! `rules` holds the pure rules, `table` the table around them, `store` all
-//! SQL, `http` all routes; `json_text`, shared JSON texts, is below them all.
+//! Dependencies point one way: `http` → `app`, `jobs` → `store`, `auth`,
+//! `notify`, `metrics` → `table` → `rules`. `rules` holds the pure rules,
+//! `table` the table around them, `store` all SQL, `app` the use cases,
+//! `jobs` the scheduler and clean-up, `http` all routes; `json_text`, shared
+//! JSON texts, is below them all.
 
 pub mod allocator;
+pub mod app;
 pub mod auth;
 pub mod bots;
 pub mod clock;
 pub mod config;
 pub mod http;
+pub mod jobs;
 pub mod json_text;
 pub mod json_write;
+pub mod metrics;
 pub mod notify;
 pub mod rules;
 pub mod startup;

@@ -12,10 +12,11 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
-use super::stream::load;
+use super::problems::{NoSuchGame, Unauthenticated};
+use super::state::AppState;
+use crate::app::hints;
 use crate::bots::klaverjassen::BasicPlayer;
 use crate::bots::{Player, potverteren_strong};
 use crate::rules::Seat;
@@ -23,7 +24,7 @@ use crate::rules::cards::Card;
 use crate::rules::klaverjassen::strong::{self, Budget};
 use crate::rules::klaverjassen::{self, DealRecord, Position, Solver, Team, for_team};
 use crate::table::view::{GameView, MoveSchema};
-use crate::table::{Game, Move, Rules, Status};
+use crate::table::{Game, Move, Rules};
 
 /// A move and what it is estimated to be worth.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
@@ -157,9 +158,9 @@ pub fn hint_budget() -> Budget {
     params(("id" = Uuid, Path, description = "The game")),
     responses(
         (status = 200, description = "The hint", body = Hint),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 403, description = "`hints_disabled`: the table was created without `hints: true`; `not_seated`: the caller has no seat here", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        NoSuchGame,
         (status = 409, description = "`not_your_turn`: nothing for the caller to decide now (another seat's turn, the table not started, or the game over)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/games/{id}/hint")]
@@ -168,38 +169,7 @@ pub async fn get_hint(
     caller: AuthPlayer,
     id: web::Path<Uuid>,
 ) -> Result<web::Json<Hint>, ApiError> {
-    let game = load(&state, *id).await?;
-    if !game.table.hints {
-        return Err(ApiError::Forbidden {
-            code: "hints_disabled",
-            detail: "this table was created without hints (`hints: true`)".into(),
-        });
-    }
-    if game.seat_of(caller.id).is_none() {
-        return Err(ApiError::Forbidden {
-            code: "not_seated",
-            detail: "only a seated player gets hints, for its own seat".into(),
-        });
-    }
-    let view = game.view_for(Some(caller.id));
-    let answer = web::block(move || hint_for(&view, hint_budget()))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
-    match answer {
-        Ok(hint) => Ok(web::Json(hint)),
-        Err(NoHint::NotSeated) => Err(ApiError::Forbidden {
-            code: "not_seated",
-            detail: "only a seated player gets hints, for its own seat".into(),
-        }),
-        Err(NoHint::NothingToDecide) => Err(ApiError::Conflict {
-            code: "not_your_turn",
-            detail: if game.status == Status::Playing {
-                "you have nothing to decide now".into()
-            } else {
-                format!("the game is {}: nothing to decide", game.status.as_str())
-            },
-        }),
-    }
+    Ok(web::Json(hints::hint(&state.app, caller.id, *id).await?))
 }
 
 /// One card of a deal and what it cost.
@@ -329,7 +299,7 @@ pub fn deal_analysis(game: &Game, n: u32) -> Result<DealAnalysis, NoAnalysis> {
         ("n" = u32, Path, description = "The deal's number, from 1")),
     responses(
         (status = 200, description = "The analysis", body = DealAnalysis),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
         (status = 404, description = "`not_found`: no such game; or deal n is not over (or does not exist), was ended by a revoke punishment, or the game is Potverteren", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/games/{id}/deals/{n}/analysis")]
@@ -339,14 +309,7 @@ pub async fn get_deal_analysis(
     path: web::Path<(Uuid, u32)>,
 ) -> Result<web::Json<DealAnalysis>, ApiError> {
     let (id, n) = path.into_inner();
-    let game = load(&state, id).await?;
-    let answer = web::block(move || deal_analysis(&game, n))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
-    match answer {
-        Ok(analysis) => Ok(web::Json(analysis)),
-        Err(NoAnalysis::NotFound(detail)) => Err(ApiError::NotFound(detail)),
-    }
+    Ok(web::Json(hints::deal(&state.app, id, n).await?))
 }
 
 #[cfg(test)]
@@ -357,7 +320,7 @@ mod tests {
     use super::*;
     use crate::bots::{Level, player_for};
     use crate::rules::klaverjassen::{BySeat, CardSet, Match, deal_from_deck, shuffled_deck};
-    use crate::table::{GameKind, Options, SeatedPlayer, TableOptions};
+    use crate::table::{GameKind, Options, SeatedPlayer, Status, TableOptions};
 
     /// A small budget of counts only (so the hint is reproducible), with
     /// nodes enough to finish a sample from the first lead: the test is about

@@ -13,6 +13,7 @@ pub mod idempotency;
 pub mod layout;
 pub mod listen;
 pub mod players;
+pub mod record;
 pub mod settings;
 
 use std::ops::{Deref, DerefMut};

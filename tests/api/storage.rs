@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kaarttafel::clock::{Clock, ManualClock};
-use kaarttafel::http::cleanup::{Policy, run_if_free};
+use kaarttafel::jobs::cleanup::{Policy, run_if_free};
 use kaarttafel::json_text::JsonText;
 use kaarttafel::store::idempotency::{self, Recorded, StoredResponse, TTL_MICROS};
 use kaarttafel::store::{Store, cleanup, events, games, players};

@@ -4,9 +4,6 @@
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
-use uuid::Uuid;
-
-use super::error::ApiError;
 use crate::bots::Level;
 use crate::store::games::GameRow;
 use crate::table::fairness::FairDeals;
@@ -24,10 +21,15 @@ struct Automation {
     friends: crate::table::friends::Friends,
 }
 
+/// A stored game that cannot be read back, or a game that cannot be
+/// written: the detail is for the log.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RecordError(String);
+
 /// The game stored in `row`.
-pub fn game_from_row(row: &GameRow) -> Result<Game, ApiError> {
-    let corrupt =
-        |what: &str| ApiError::Internal(format!("game {}: stored {what} unreadable", row.id));
+pub fn game_from_row(row: &GameRow) -> Result<Game, RecordError> {
+    let corrupt = |what: &str| RecordError(format!("game {}: stored {what} unreadable", row.id));
     let kind = GameKind::parse(&row.kind).ok_or_else(|| corrupt("kind"))?;
     let status = Status::parse(&row.status).ok_or_else(|| corrupt("status"))?;
     let (options, table) = stored_options(kind, &row.options).ok_or_else(|| corrupt("options"))?;
@@ -142,9 +144,9 @@ pub fn game_to_row(
     created_at: i64,
     options: String,
     fairness: Option<&str>,
-) -> Result<GameRow, ApiError> {
+) -> Result<GameRow, RecordError> {
     let id = game.id;
-    let json = |e: serde_json::Error| ApiError::Internal(format!("serialising game {id}: {e}"));
+    let json = |e: serde_json::Error| RecordError(format!("serialising game {id}: {e}"));
     let (state, records) = match game.rules.as_mut().map(Rules::to_stored).transpose() {
         Ok(Some((live, records))) => (Some(live), records),
         Ok(None) => (None, Vec::new()),
@@ -178,15 +180,11 @@ pub fn game_to_row(
     })
 }
 
-/// A game id from a path, as text, for error messages.
-pub fn no_game(id: Uuid) -> ApiError {
-    ApiError::NotFound(format!("no game {id}"))
-}
-
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
     use rand::rngs::StdRng;
+    use uuid::Uuid;
 
     use super::*;
 
