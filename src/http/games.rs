@@ -13,7 +13,7 @@ use super::page::Page;
 use super::problems::{IfMatchFailed, KeyRefused, NoSuchGame, Unauthenticated};
 use super::request::{self, IdempotencyKey, IfMatch};
 use super::state::AppState;
-use crate::app::answer::{etag, etag_listed};
+use crate::app::answer::{Answer, OK, etag, etag_listed};
 use crate::app::change::Caller;
 use crate::app::tables::{self, NewTable, PageQuery};
 use crate::app::{play, read, seats};
@@ -244,12 +244,7 @@ pub async fn get_game(
             .insert_header((header::ETAG, etag(game.version)))
             .finish());
     }
-    respond(crate::app::answer::Answer::view(
-        crate::app::answer::OK,
-        &game,
-        caller,
-        None,
-    )?)
+    respond(Answer::view(OK, &game, caller, None)?)
 }
 
 /// Taking a seat.
