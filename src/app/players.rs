@@ -106,9 +106,61 @@ pub struct Profile {
     /// The player.
     pub player: PlayerRow,
     /// Klaverjassen: finished matches and rating.
-    pub klaverjassen: StatsRow,
+    pub klaverjassen: Results,
     /// Potverteren: finished tables and rating.
-    pub potverteren: StatsRow,
+    pub potverteren: Results,
+}
+
+/// A player's finished games of one kind, and its rating in it.
+pub struct Results {
+    /// Games finished.
+    pub played: i64,
+    /// Games won.
+    pub won: i64,
+    /// Games drawn.
+    pub drawn: i64,
+    /// Klaverjassen: the player's team's points over all deals.
+    pub points: i64,
+    /// Klaverjassen: deals played.
+    pub deals: i64,
+    /// Potverteren: net chips over all tables.
+    pub chips: i64,
+    /// The Weng-Lin rating.
+    pub rating: f64,
+    /// The Weng-Lin uncertainty.
+    pub uncertainty: f64,
+}
+
+impl Results {
+    /// No game finished yet, and a new player's rating.
+    fn none() -> Results {
+        let fresh = WengLinRating::new();
+        Results {
+            played: 0,
+            won: 0,
+            drawn: 0,
+            points: 0,
+            deals: 0,
+            chips: 0,
+            rating: fresh.rating,
+            uncertainty: fresh.uncertainty,
+        }
+    }
+}
+
+impl From<StatsRow> for Results {
+    fn from(row: StatsRow) -> Self {
+        Results {
+            played: row.played,
+            won: row.won,
+            drawn: row.drawn,
+            points: row.points,
+            deals: row.deals,
+            chips: row.chips,
+            rating: row.rating,
+            uncertainty: row.uncertainty,
+        }
+    }
 }
 
 /// Player `id` and its results, read on `conn`: a game it never finished
@@ -117,22 +169,9 @@ async fn profile_on(conn: &mut sqlx::AnyConnection, id: Uuid) -> Result<Profile,
     let player = players::get(conn, id)
         .await?
         .ok_or_else(|| Error::NotFound(format!("no player {id}")))?;
-    let mut in_game = async |kind: GameKind| -> Result<StatsRow, Error> {
-        let fresh = WengLinRating::new();
-        Ok(results::stats(conn, id, kind.as_str())
-            .await?
-            .unwrap_or(StatsRow {
-                player: id,
-                kind: kind.as_str().to_owned(),
-                played: 0,
-                won: 0,
-                drawn: 0,
-                points: 0,
-                deals: 0,
-                chips: 0,
-                rating: fresh.rating,
-                uncertainty: fresh.uncertainty,
-            }))
+    let mut in_game = async |kind: GameKind| -> Result<Results, Error> {
+        let stats = results::stats(conn, id, kind.as_str()).await?;
+        Ok(stats.map_or_else(Results::none, Results::from))
     };
     let klaverjassen = in_game(GameKind::Klaverjassen).await?;
     let potverteren = in_game(GameKind::Potverteren).await?;

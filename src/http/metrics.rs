@@ -15,6 +15,7 @@ use actix_web::{HttpResponse, get, web};
 use futures_util::future::LocalBoxFuture;
 
 use super::state::AppState;
+use crate::jobs::scheduler;
 use crate::metrics::{Metrics, RequestHandles, RequestLabels};
 
 /// The metrics in the Prometheus (OpenMetrics) text format.
@@ -24,11 +25,7 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let app = &state.app;
     let (connections, idle) = app.store.connections();
     app.metrics.set_pool(connections, idle);
-    if let Ok(mut conn) = app.store.acquire().await
-        && let Ok(next) = crate::store::games::next_due(&mut conn).await
-    {
-        let now = app.clock.now_micros();
-        let lag = next.map_or(0.0, |due| (now - due).max(0) as f64 / 1e6);
+    if let Ok(lag) = scheduler::lag_seconds(app).await {
         app.metrics.set_scheduler_lag(lag);
     }
     let Some(body) = app.metrics.text() else {

@@ -11,7 +11,6 @@ use super::extract::AuthPlayer;
 use super::problems::Unauthenticated;
 use super::state::AppState;
 use crate::app::players;
-use crate::store::friends::StatsRow;
 
 /// A player's public profile.
 #[derive(Serialize, ToSchema)]
@@ -134,9 +133,9 @@ impl From<players::Profile> for Profile {
             klaverjassen: k,
             potverteren: p,
         } = profile;
-        let rating = |row: &StatsRow| Rating {
-            rating: row.rating,
-            uncertainty: row.uncertainty,
+        let rating = |results: &players::Results| Rating {
+            rating: results.rating,
+            uncertainty: results.uncertainty,
         };
         Profile {
             id: player.id,

@@ -90,6 +90,18 @@ async fn idle_wait(app: &App) -> Duration {
     }
 }
 
+/// How long the oldest due automatic work has waited, in seconds: 0 when
+/// none is due.
+///
+/// # Errors
+/// The database's.
+pub async fn lag_seconds(app: &App) -> Result<f64, Error> {
+    let mut conn = app.store.acquire().await?;
+    let next = games::next_due(&mut conn).await?;
+    let now = app.now();
+    Ok(next.map_or(0.0, |due| (now - due).max(0) as f64 / 1e6))
+}
+
 /// One round: the due games, one automatic move each. True when there was
 /// work, so the runner goes on at once.
 async fn round(app: &App) -> Result<bool, Error> {
