@@ -7,18 +7,18 @@
 //! second), then the strong player's decision time at its default budget
 //! over 10,000 random positions (`STRONG_POSITIONS=N` for another count;
 //! `SOLVER_DEALS=N` for the deal count; `SOLVER_ROWS=value` or `=every` for
-//! one row only; `SOLVER_RELATIVE=0` turns the
-//! rest-of-deal search off; `SOLVER_EXTRAS=N` sets the solver's newer
-//! techniques, `Solver::EXTRA_*` or-ed), then criterion's figures.
+//! one row only; `SOLVER_RELATIVE=0` turns the rest-of-deal search off),
+//! then criterion's figures.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group};
+use kaarttafel::ai::klaverjassen::strong::{Budget, decide};
+use kaarttafel::ai::solver::{Position, Solver, Techniques};
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::Suit;
-use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
-use kaarttafel::rules::klaverjassen::{Match, Move, Options, Position, Solver, Techniques};
+use kaarttafel::rules::klaverjassen::{Match, Move, Options};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -57,14 +57,6 @@ fn distribution() {
         relative,
         ..Techniques::default()
     });
-    // SOLVER_EXTRAS=N: the solver's newer techniques (Solver::EXTRA_*
-    // switches, or-ed), for measuring each.
-    if let Some(flags) = std::env::var("SOLVER_EXTRAS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-    {
-        solver.set_extras(flags);
-    }
     // SOLVER_ROWS=value or =every: one row only (for CPU time per row).
     let rows = std::env::var("SOLVER_ROWS").unwrap_or_default();
     for (label, every_card) in [("value", false), ("every card", true)] {

@@ -8,8 +8,8 @@
 
 use std::time::Instant;
 
+use kaarttafel::ai::klaverjassen::strong::{Budget, decide};
 use kaarttafel::rules::Seat;
-use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
 use kaarttafel::rules::klaverjassen::{
     BySeat, CardSet, Match, Move, Options, Team, deal_from_deck, shuffled_deck,
 };

@@ -409,8 +409,8 @@ impl<'a> Request<'a> {
 /// A driver's one keep-alive HTTP/1.1 connection to the server, written by
 /// hand: the client shares the two cores with the service and Postgres, and
 /// a general client (reqwest over hyper, with its pool and header maps) cost
-/// more per request than the service's own HTTP stack (docs/benchmarks.md,
-/// "A lean load generator"). It sends one request at a time, reads the
+/// more per request than the service's own HTTP stack, leaving less of the
+/// machine to what is measured. It sends one request at a time, reads the
 /// answer's status and its body (`Content-Length` or chunked), and opens a
 /// new connection after an error or a `Connection: close`. A request is not
 /// retried: an error is counted as one.

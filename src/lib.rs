@@ -1,16 +1,15 @@
 //! Kaarttafel: a card-game server for Klaverjassen (Rotterdam rules) and
 //! Potverteren.
 //!
-//! Dependencies point one way: `http` → `app`, `jobs` → `store`, `auth`,
-//! `notify`, `metrics` → `table` → `rules`. `rules` holds the pure rules,
-//! `table` the table around them, `store` all SQL, `app` the use cases,
-//! `jobs` the scheduler and clean-up, `http` all routes; `json_text`, shared
-//! JSON texts, is below them all.
+//! Dependencies point one way: `http` → `app`, `jobs` → `store`, `ai`,
+//! `auth`, `notify`, `metrics` → `table` → `rules`. `rules` holds the pure
+//! rules, `ai` the computer players on them, `table` the table around them,
+//! `store` all SQL, `app` the use cases, `jobs` the scheduler and clean-up,
+//! `http` all routes; `json_text`, shared JSON texts, is below them all.
 
-pub mod allocator;
+pub mod ai;
 pub mod app;
 pub mod auth;
-pub mod bots;
 pub mod clock;
 pub mod config;
 pub mod http;

@@ -3,12 +3,11 @@
 use kaarttafel::config::Settings;
 use kaarttafel::startup::Application;
 
-/// The server's allocator: glibc's malloc and free were a tenth of the
-/// service's CPU under load; mimalloc takes 5-10 % off the CPU per move
-/// (docs/benchmarks.md, "Records shared, not copied"), more when asked as
-/// [`kaarttafel::allocator`] asks.
+/// mimalloc rather than glibc's malloc: the server allocates and frees many
+/// small short-lived buffers on every request from several worker threads,
+/// the load mimalloc's per-thread free lists are built for.
 #[global_allocator]
-static ALLOCATOR: kaarttafel::allocator::MiMalloc = kaarttafel::allocator::MiMalloc;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

@@ -5,8 +5,6 @@ use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
-mod text_line;
-
 /// Installs the global subscriber; call once, from `main`.
 pub fn init() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
@@ -20,23 +18,15 @@ pub fn init() {
         .with_ansi(colour);
     if std::env::var("LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
         builder.json().flatten_event(true).init();
-    } else if colour {
-        builder.init();
     } else {
-        // The same line as `builder.init()` writes without colour, for a
-        // fraction of the instructions (text_line.rs).
-        builder
-            .fmt_fields(text_line::TextFields)
-            .event_format(text_line::TextLine)
-            .init();
+        builder.init();
     }
 }
 
 /// Whether the text logs are coloured: only on a terminal, and not when
 /// `NO_COLOR` is set to anything but the empty string (no-color.org). A
 /// log written to a file or a pipe, as a service's is, gets no escape
-/// codes for a log shipper to show as noise, and no time spent on them
-/// (6 % of a request's instructions at `info`, docs/benchmarks.md).
+/// codes for a log shipper to show as noise.
 fn coloured(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
     terminal && no_color.is_none_or(|value| value.is_empty())
 }

@@ -2,10 +2,13 @@
 //! database: they never make an illegal move, and they decide from the
 //! seat's view alone.
 
-use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
+use kaarttafel::ai::{RandomPlayer, decide};
+use kaarttafel::app::play::computer_move;
 use kaarttafel::rules::Seat;
-use kaarttafel::rules::klaverjassen::CardSet;
-use kaarttafel::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
+use kaarttafel::rules::klaverjassen::{CardSet, Match};
+use kaarttafel::table::{
+    Game, GameKind, Level, Move, Options, Rules, SeatedPlayer, Status, TableOptions,
+};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::json;
@@ -39,17 +42,25 @@ fn table(kind: GameKind, options: serde_json::Value, rng: &mut StdRng) -> Game {
     game
 }
 
+/// The Klaverjassen match of `game`.
+fn match_of(game: &Game) -> &Match {
+    match &game.rules {
+        Some(Rules::Klaverjassen(rules)) => rules,
+        _ => panic!("a Klaverjassen game under way"),
+    }
+}
+
 /// Plays `game` with the basic player in every seat for at most `steps`
 /// moves, checking each chosen move against the seat's legal moves.
 fn play_out(game: &mut Game, steps: usize, rng: &mut StdRng) {
-    let player = player_for(game.kind, Level::Basic);
     for _ in 0..steps {
         if game.status != Status::Playing {
             return;
         }
         let seat = game.awaiting().unwrap().seats[0];
         let view = game.view_of_seat(Some(seat));
-        let mv = player.choose(&view, rng).expect("a move when awaited");
+        let mv = computer_move(game.rules.as_ref().unwrap(), seat, Level::Basic, rng)
+            .expect("a move when awaited");
         assert!(view.legal_moves.contains(&mv), "{mv:?} is not legal");
         game.play_for(seat, mv, rng)
             .expect("a legal move is accepted");
@@ -130,16 +141,14 @@ fn a_basic_player_decides_the_same_when_only_cards_it_may_not_see_differ() {
     for seed in 0..20 {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut game = table(GameKind::Klaverjassen, json!({"deals": 2}), &mut rng);
-        let player = player_for(GameKind::Klaverjassen, Level::Basic);
         while game.status == Status::Playing {
             let seat = game.awaiting().unwrap().seats[0];
-            let mv = player
-                .choose(&game.view_of_seat(Some(seat)), &mut rng)
-                .unwrap();
+            let mv =
+                computer_move(game.rules.as_ref().unwrap(), seat, Level::Basic, &mut rng).unwrap();
             if let Some(other) = swap_hidden_cards(&game, seat) {
-                let same = player
-                    .choose(&other.view_of_seat(Some(seat)), &mut rng)
-                    .unwrap();
+                let same =
+                    computer_move(other.rules.as_ref().unwrap(), seat, Level::Basic, &mut rng)
+                        .unwrap();
                 assert_eq!(mv, same, "seed {seed}: the decision saw a hidden card");
                 compared += 1;
             }
@@ -156,7 +165,7 @@ fn the_random_player_only_makes_legal_moves() {
     while game.status == Status::Playing {
         let seat = game.awaiting().unwrap().seats[0];
         let view = game.view_of_seat(Some(seat));
-        let mv = RandomPlayer.choose(&view, &mut rng).unwrap();
+        let mv = Move::from(decide(match_of(&game), seat, &RandomPlayer, &mut rng).unwrap());
         assert!(view.legal_moves.contains(&mv));
         game.play_for(seat, mv, &mut rng).unwrap();
     }
@@ -164,16 +173,14 @@ fn the_random_player_only_makes_legal_moves() {
 
 /// `strong` at Klaverjassen is the solver player (not `basic` under another
 /// name): late in a deal, where 32 samples finish long before the 200 ms
-/// clock, `player_for` decides exactly as the solver player with the same
-/// counts and no clock, given the same random seed, and that decision is
-/// not always `basic`'s.
+/// clock, the scheduler's `player_for` decides exactly as the solver player
+/// with the same counts and no clock, given the same random seed, and that
+/// decision is not always `basic`'s.
 #[test]
 fn the_strong_level_at_klaverjassen_plays_through_the_solver_player() {
-    use kaarttafel::bots::strong::StrongPlayer;
-    use kaarttafel::rules::klaverjassen::strong::Budget;
+    use kaarttafel::ai::klaverjassen::StrongPlayer;
+    use kaarttafel::ai::klaverjassen::strong::Budget;
 
-    let strong = player_for(GameKind::Klaverjassen, Level::Strong);
-    let basic = player_for(GameKind::Klaverjassen, Level::Basic);
     let solver_player = StrongPlayer {
         budget: Budget {
             time: None,
@@ -187,16 +194,27 @@ fn the_strong_level_at_klaverjassen_plays_through_the_solver_player() {
         while game.status == Status::Playing {
             let seat = game.awaiting().unwrap().seats[0];
             let view = game.view_of_seat(Some(seat));
-            let mv = basic.choose(&view, &mut rng).unwrap();
+            let rules = game.rules.as_ref().unwrap();
+            let mv = computer_move(rules, seat, Level::Basic, &mut rng).unwrap();
             let cards_left = view.klaverjassen.as_ref().map_or(0, |k| k.hand.len());
             if view.legal_moves.len() > 1 && (1..=2).contains(&cards_left) {
                 let decision_seed = seed * 1_000 + game.version as u64;
-                let chosen = strong
-                    .choose(&view, &mut StdRng::seed_from_u64(decision_seed))
-                    .unwrap();
-                let expected = solver_player
-                    .choose(&view, &mut StdRng::seed_from_u64(decision_seed))
-                    .unwrap();
+                let chosen = computer_move(
+                    rules,
+                    seat,
+                    Level::Strong,
+                    &mut StdRng::seed_from_u64(decision_seed),
+                )
+                .unwrap();
+                let expected = Move::from(
+                    decide(
+                        match_of(&game),
+                        seat,
+                        &solver_player,
+                        &mut StdRng::seed_from_u64(decision_seed),
+                    )
+                    .unwrap(),
+                );
                 assert_eq!(chosen, expected, "seed {seed}, version {}", game.version);
                 assert!(view.legal_moves.contains(&chosen));
                 compared += 1;
@@ -214,13 +232,12 @@ fn the_strong_level_at_klaverjassen_plays_through_the_solver_player() {
 /// trump and for cards alike.
 #[test]
 fn a_strong_player_that_cannot_solve_one_sample_in_its_budget_plays_as_basic() {
-    use kaarttafel::bots::strong::StrongPlayer;
+    use kaarttafel::ai::klaverjassen::StrongPlayer;
+    use kaarttafel::ai::klaverjassen::strong::Budget;
     use kaarttafel::rules::klaverjassen::Phase;
-    use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
 
     let budget = Budget::counted(32, 10);
     let starved = StrongPlayer { budget };
-    let basic = player_for(GameKind::Klaverjassen, Level::Basic);
     let (mut cards, mut trumps) = (0, 0);
     for seed in 0..4 {
         let mut rng = StdRng::seed_from_u64(seed);
@@ -228,11 +245,12 @@ fn a_strong_player_that_cannot_solve_one_sample_in_its_budget_plays_as_basic() {
         while game.status == Status::Playing {
             let seat = game.awaiting().unwrap().seats[0];
             let view = game.view_of_seat(Some(seat));
-            let mv = basic.choose(&view, &mut rng).unwrap();
+            let mv =
+                computer_move(game.rules.as_ref().unwrap(), seat, Level::Basic, &mut rng).unwrap();
             let klaverjassen = view.klaverjassen.as_ref().unwrap();
             let legal = view.klaverjassen_moves();
             let decision_seed = seed * 1_000 + game.version as u64;
-            let decision = decide(
+            let decision = kaarttafel::ai::klaverjassen::strong::decide(
                 seat,
                 klaverjassen,
                 &legal,
@@ -240,9 +258,15 @@ fn a_strong_player_that_cannot_solve_one_sample_in_its_budget_plays_as_basic() {
                 &mut StdRng::seed_from_u64(decision_seed),
             );
             if decision.is_some_and(|d| d.out_of_budget) {
-                let chosen = starved
-                    .choose(&view, &mut StdRng::seed_from_u64(decision_seed))
-                    .unwrap();
+                let chosen = Move::from(
+                    decide(
+                        match_of(&game),
+                        seat,
+                        &starved,
+                        &mut StdRng::seed_from_u64(decision_seed),
+                    )
+                    .unwrap(),
+                );
                 assert_eq!(chosen, mv, "seed {seed}, version {}", game.version);
                 match klaverjassen.phase {
                     Phase::ChoosingTrump => trumps += 1,
@@ -256,4 +280,50 @@ fn a_strong_player_that_cannot_solve_one_sample_in_its_budget_plays_as_basic() {
         cards >= 100 && trumps >= 10,
         "{cards} cards, {trumps} trumps"
     );
+}
+
+/// The `strong` Potverteren player, seated at tables of every size and both
+/// variants, only ever makes one of the seat's legal moves.
+#[test]
+fn strong_potverteren_player_only_makes_legal_moves() {
+    use kaarttafel::ai::potverteren::StrongPlayer;
+
+    let seated = |i: u8| SeatedPlayer {
+        id: Uuid::from_u128(u128::from(i) + 1),
+        name: format!("seat {i}"),
+        bot: Some(Level::Strong),
+    };
+    for seed in 0..12u64 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let variant = if seed % 2 == 0 { "auction" } else { "lot" };
+        let seats = 5 + (seed % 6) as u8;
+        let options = Options::parse(
+            GameKind::Potverteren,
+            Some(serde_json::json!({"seats": seats, "variant": variant})),
+        )
+        .unwrap();
+        let mut game = Game::create(
+            Uuid::new_v4(),
+            GameKind::Potverteren,
+            options,
+            TableOptions::default(),
+            seated(0),
+            Some(0),
+            &mut rng,
+        )
+        .unwrap();
+        for i in 1..seats {
+            game.join(seated(i), None).unwrap();
+        }
+        for _ in 0..150 {
+            let seat = game.awaiting().unwrap().seats[0];
+            let view = game.view_of_seat(Some(seat));
+            let Some(Rules::Potverteren(rules)) = &game.rules else {
+                panic!("a Potverteren game under way");
+            };
+            let mv = Move::from(decide(rules, seat, &StrongPlayer, &mut rng).expect("a move"));
+            assert!(view.legal_moves.contains(&mv), "{mv:?} is not legal");
+            game.play_for(seat, mv, &mut rng).unwrap();
+        }
+    }
 }

@@ -29,6 +29,10 @@ fn unit_value<'a>(unit: &'a str, key: &str) -> Option<&'a str> {
 /// The service's default grace after SIGTERM (SHUTDOWN_TIMEOUT), seconds.
 const SHUTDOWN_TIMEOUT: u64 = 30;
 
+/// The release build: the image, CI's end-to-end checks and the benchmarks
+/// all run the binary this one command makes.
+const RELEASE_BUILD: &str = "cargo build --release --locked";
+
 /// The end-to-end checks `.ci/run` runs (`tests/<name>/run.sh`), each of
 /// which builds the release binary.
 fn end_to_end_checks() -> Vec<String> {
@@ -42,9 +46,9 @@ fn end_to_end_checks() -> Vec<String> {
 fn the_image_is_built_exactly_as_ci_builds() {
     let dockerfile = read("deploy/Dockerfile");
     let builds: Vec<&str> = lines(&dockerfile)
-        .filter(|line| line.contains("cargo build") || line.contains("release_build"))
+        .filter(|line| line.contains("cargo build"))
         .collect();
-    assert_eq!(builds, ["RUN tools/release_build.sh"]);
+    assert_eq!(builds, [format!("RUN {RELEASE_BUILD}")]);
     let checks = end_to_end_checks();
     // proxy, instances, faults, fuzz, fairness, client and browser when written.
     assert!(
@@ -54,13 +58,10 @@ fn the_image_is_built_exactly_as_ci_builds() {
     for check in checks {
         let script = read(&format!("tests/{check}/run.sh"));
         let builds: Vec<&str> = lines(&script)
-            .filter(|line| line.contains("cargo build") || line.contains("release_build"))
+            .filter(|line| line.contains("cargo build"))
             .collect();
         assert!(
-            !builds.is_empty()
-                && builds
-                    .iter()
-                    .all(|line| line.ends_with("tools/release_build.sh")),
+            !builds.is_empty() && builds.iter().all(|line| line.ends_with(RELEASE_BUILD)),
             "tests/{check}/run.sh must build the release binary as the image does: {builds:?}"
         );
     }
@@ -97,51 +98,25 @@ fn the_image_is_built_exactly_as_ci_builds() {
 }
 
 #[test]
-fn the_release_build_is_the_locked_release_build_with_the_committed_profile() {
-    let wrapper = read("tools/release_build.sh");
-    let commands: Vec<&str> = lines(&wrapper)
-        .filter(|line| line.contains("cargo build"))
-        .collect();
-    assert_eq!(
-        commands,
-        [
-            r#"RUSTFLAGS="${flags# }" cargo build --release --locked --bins --examples 2>&1 | tee "$log" >&2"#
-        ]
-    );
-    assert!(wrapper.contains(r#"flags="$flags -Cprofile-use=$profile""#));
-    // It counts the functions whose code changed since the profile was
-    // written, by rustc's warning for each.
-    assert!(wrapper.contains(r#"grep -o "hash mismatch) $symbol" "$log""#));
-    assert!(wrapper.contains(r"symbol='_ZN10kaarttafel"));
-    assert!(wrapper.contains("profile=$root/deploy/pgo/kaarttafel.profdata"));
-    // tools/pgo.sh trains a build of the same targets: the profile's names
-    // for functions are their symbols, which depend on them.
-    let training: Vec<String> = lines(&read("tools/pgo.sh"))
-        .filter(|line| line.contains("cargo build"))
-        .map(str::to_owned)
-        .collect();
-    assert_eq!(
-        training,
-        ["cargo build --release --locked --target-dir target/pgo --bins --examples"]
-    );
-    // An indexed LLVM profile (its magic number), not a raw one or a
-    // pointer to a file stored elsewhere.
-    let profile =
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/pgo/kaarttafel.profdata"))
-            .expect("deploy/pgo/kaarttafel.profdata");
+fn the_release_build_is_plain_and_its_context_keeps_what_it_reads() {
+    // No profile or other compiler flags applied behind the command's back:
+    // the binary is what `cargo build --release` makes from a clean clone.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for config in [".cargo/config.toml", ".cargo/config"] {
+        assert!(
+            !root.join(config).exists(),
+            "{config} would change what the release build makes"
+        );
+    }
+    let manifest = read("Cargo.toml");
     assert!(
-        profile.starts_with(b"\xfflprofi\x81"),
-        "not an indexed LLVM profile"
+        !manifest.contains("profile-use") && !manifest.contains("rustflags"),
+        "Cargo.toml applies compiler flags to the release build"
     );
-    // The wrapper compares it with rustc's LLVM, as a number.
-    read("deploy/pgo/llvm-major")
-        .trim()
-        .parse::<u32>()
-        .expect("deploy/pgo/llvm-major: LLVM's major version");
     // The image's build context keeps what the build reads.
     let dockerignore = read("deploy/Dockerfile.dockerignore");
     let ignored: Vec<&str> = lines(&dockerignore).collect();
-    for needed in ["tools", "deploy", "deploy/pgo"] {
+    for needed in ["src", "migrations", "benches", "Cargo.toml", "Cargo.lock"] {
         assert!(
             !ignored
                 .iter()

@@ -3,11 +3,12 @@
 //! modes, and its properties: a position's value is its best child's, and
 //! values do not depend on the order in which cards are searched.
 
+use kaarttafel::ai::solver::{Limits, Position, Solver, Techniques};
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::{Card, Suit};
 use kaarttafel::rules::klaverjassen::{
-    BySeat, ByTeam, CardSet, LAST_TRICK, Limits, Match, Move, Options, Position, RevokeMode,
-    Solver, Team, Techniques, card_points, legal_cards, roem, score_deal, trick_winner,
+    BySeat, ByTeam, CardSet, LAST_TRICK, Match, Move, Options, RevokeMode, Team, card_points,
+    legal_cards, roem, score_deal, trick_winner,
 };
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -313,7 +314,7 @@ fn values_do_not_depend_on_the_order_in_which_cards_are_searched() {
 
 #[test]
 fn team_values_convert_between_perspectives() {
-    let solution = kaarttafel::rules::klaverjassen::Solution {
+    let solution = kaarttafel::ai::solver::Solution {
         value: 42,
         cards: Vec::new(),
     };
@@ -448,71 +449,5 @@ fn the_trick_winner_follows_the_card_order_of_the_rules_on_random_tricks() {
                 "{cards:?} trump {trump:?}"
             );
         }
-    }
-}
-
-/// The newer techniques (table buckets, killer moves, no table for the last
-/// two tricks, the larger table, the last two tricks' own search, the
-/// table's move and the killer tried before the others are scored) change the
-/// work, never a value: every combination gives every card the same value as
-/// all of them off.
-#[test]
-fn the_newer_techniques_change_no_value() {
-    let mut rng = StdRng::seed_from_u64(9);
-    let mut reference = Solver::new();
-    reference.set_extras(0);
-    let flags = [
-        Solver::EXTRA_BUCKETS,
-        Solver::EXTRA_KILLERS,
-        Solver::EXTRA_SMALL_NO_TABLE,
-        Solver::EXTRA_BIG_TABLE,
-        Solver::EXTRA_TWO_TRICKS,
-        Solver::EXTRA_LAZY,
-        Solver::EXTRA_LAZY | Solver::EXTRA_KILLERS,
-        Solver::EXTRA_DEFAULT,
-    ];
-    let mut solvers: Vec<Solver> = flags
-        .iter()
-        .map(|flags| {
-            let mut solver = Solver::new();
-            solver.set_extras(*flags);
-            solver
-        })
-        .collect();
-    for case in 0..120 {
-        let position = mixed_position(&mut rng, case);
-        let expected = reference.solve(&position);
-        for solver in &mut solvers {
-            assert_eq!(solver.solve(&position), expected, "{position:?}");
-            assert_eq!(solver.value(&position), expected.value);
-        }
-    }
-}
-
-/// Trying the table's move and the killer before the other cards are scored
-/// (`EXTRA_LAZY`) keeps the order in which cards are searched: the same
-/// values and exactly the same node count as scoring every card first, on
-/// random positions of 5 and 6 tricks left, every card and the value alone.
-#[test]
-fn trying_the_table_move_and_the_killer_first_searches_the_same_nodes() {
-    let mut rng = StdRng::seed_from_u64(15);
-    let mut lazy = Solver::new();
-    lazy.set_extras(Solver::EXTRA_DEFAULT | Solver::EXTRA_LAZY);
-    let mut scored = Solver::new();
-    scored.set_extras(Solver::EXTRA_DEFAULT & !Solver::EXTRA_LAZY);
-    for case in 0..120 {
-        let position = mixed_position(&mut rng, case);
-        let (before_lazy, before_scored) = (lazy.nodes(), scored.nodes());
-        assert_eq!(
-            lazy.solve(&position),
-            scored.solve(&position),
-            "{position:?}"
-        );
-        assert_eq!(lazy.value(&position), scored.value(&position));
-        assert_eq!(
-            lazy.nodes() - before_lazy,
-            scored.nodes() - before_scored,
-            "{position:?}"
-        );
     }
 }

@@ -2,9 +2,9 @@
 //! breaks a rule, reports a revoke the cards prove, and gives the same
 //! decision for two deals that agree on everything the seat knows.
 
+use kaarttafel::ai::klaverjassen::strong::{Budget, decide};
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::{Card, Suit};
-use kaarttafel::rules::klaverjassen::strong::{Budget, decide};
 use kaarttafel::rules::klaverjassen::{
     BySeat, CardSet, Match, Move, Options, Phase, RevokeMode, View,
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-move cost against the number of stored games (issue 12).
+"""Per-move cost against the number of stored games (docs/performance.md).
 
 For each size in --sizes (games; events per game --events): creates a fresh
 Postgres database on the server in TEST_DATABASE_URL, starts the release

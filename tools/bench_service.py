@@ -17,13 +17,6 @@ to the bench database, sampled from /proc while the round runs) and of the
 client (its rusage). pgbench plays the same game rows the load generator
 left: each client one game, picked once by client id.
 
-With --floor (Postgres), each round also runs the floor server
-(examples/floor.rs: the service's HTTP server, store and allocator with no
-game in it) under wrk at a move's pace (tools/floor_move.lua, WORK rows per
-statement, FLOOR_WORK, default 4000): what the service's CPU per move cannot
-go below on this machine, measured in the same run, and the service's CPU
-per move as a multiple of it.
-
 Everything listens on 127.0.0.1 and is stopped and removed on exit.
 """
 
@@ -47,7 +40,6 @@ SERVER = os.environ.get("KAARTTAFEL_BIN", os.path.join(ROOT, "target/release/kaa
 # debug one `cargo test` already built, rather than building every
 # dev-dependency again in release).
 LOADGEN = os.environ.get("LOADGEN_BIN", os.path.join(ROOT, "target/release/examples/loadgen"))
-FLOOR = os.environ.get("FLOOR_BIN", os.path.join(ROOT, "target/release/examples/floor"))
 
 
 def cpu_seconds(pid):
@@ -142,15 +134,14 @@ def free_port():
     return port
 
 
-def start_server(database_url, workdir, workers, binary=SERVER, extra_env=None):
+def start_server(database_url, workdir, workers):
     port = free_port()
     env = dict(os.environ, RATE_LIMITS="off", DATABASE_URL=database_url, PORT=str(port),
-               RUST_LOG="warn", JWT_SECRET="bench-secret-0123456789abcdef0123456789",
-               **(extra_env or {}))
+               RUST_LOG="warn", JWT_SECRET="bench-secret-0123456789abcdef0123456789")
     if workers:
         env["WORKERS"] = str(workers)
     log = open(os.path.join(workdir, f"server-{port}.log"), "w")
-    proc = subprocess.Popen([binary], env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([SERVER], env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
@@ -192,15 +183,6 @@ def pgbench(db_url, script, args, ngames):
     return tps, cpu
 
 
-def floor_round(url, args):
-    """wrk against the floor server for a round: its moves (two requests
-    each) and wrk's own CPU seconds."""
-    out, cpu = run_client(["wrk", "-t1", f"-c{args.clients}", f"-d{args.seconds}s", "-s",
-                           os.path.join(ROOT, "tools/floor_move.lua"), url])
-    requests = next(int(line.split()[0]) for line in out.splitlines() if "requests in" in line)
-    return requests / 2, cpu
-
-
 def loadavg():
     with open("/proc/loadavg") as f:
         return f.read().split()[0]
@@ -208,12 +190,8 @@ def loadavg():
 
 def bench_backend(name, database_url, admin_url, dbname, args, workdir):
     server, url = start_server(database_url, workdir, args.workers)
-    rows = {k: [] for k in ("svc_moves", "pg_moves", "svc_reads", "pg_reads", "floor_moves")}
-    floor = None
+    rows = {k: [] for k in ("svc_moves", "pg_moves", "svc_reads", "pg_reads")}
     try:
-        if args.floor and admin_url:
-            floor, floor_url = start_server(database_url, workdir, args.workers, FLOOR,
-                                            {"WORK": os.environ.get("FLOOR_WORK", "4000")})
         print(f"[{name}] warm-up {args.warmup} s", file=sys.stderr)
         loadgen(url, args, args.warmup, check=False)
         ngames = 0
@@ -259,21 +237,9 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
                                                n=tps * args.seconds, load=load))
                 print(f"[{name}] round {r + 1} pgbench {kind}: {tps:.0f}/s (load {load})",
                       file=sys.stderr)
-                if floor and kind == "moves":
-                    load = loadavg()
-                    before = cpu_seconds(floor.pid)
-                    with BackendCpu(admin_url, dbname) as pg:
-                        moves, client = floor_round(floor_url, args)
-                    rows["floor_moves"].append(dict(
-                        rate=moves / args.seconds, svc=cpu_seconds(floor.pid) - before,
-                        pg=pg.seconds(), client=client, n=moves, load=load))
-                    print(f"[{name}] round {r + 1} floor moves: {moves / args.seconds:.0f}/s "
-                          f"(load {load})", file=sys.stderr)
     finally:
-        for proc in (server, floor):
-            if proc:
-                proc.terminate()
-                proc.wait(timeout=30)
+        server.terminate()
+        server.wait(timeout=30)
     return rows
 
 
@@ -302,12 +268,6 @@ def table(name, rows, args):
             pv = med(rows["pg_" + kind], who, per=True)
             label2 = {"svc": "service", "pg": "Postgres", "client": "client"}[who]
             out.append(f"| &nbsp; CPU ms per {kind[:-1]}: {label2} | {fmt(sv, 3)} | {fmt(pv, 3)} | |")
-        if kind == "moves" and rows["floor_moves"]:
-            fv = med(rows["floor_moves"], "svc", per=True)
-            sv = med(rows["svc_moves"], "svc", per=True)
-            times = f"service / floor: {sv / fv:.2f}" if sv and fv else "-"
-            out.append(f"| &nbsp; CPU ms per move: floor server, no game, "
-                       f"{fmt(med(rows['floor_moves'], 'rate'))} moves/s | {fmt(fv, 3)} | | {times} |")
     for kind in ("moves", "reads"):
         reports = [r["report"] for r in rows["svc_" + kind]]
         if not reports:
@@ -331,12 +291,7 @@ def main():
     p.add_argument("--deals", type=int, default=16)
     p.add_argument("--workers", type=int, default=0, help="WORKERS for the server (default: its own)")
     p.add_argument("--backends", default="postgres,sqlite")
-    p.add_argument("--floor", action="store_true",
-                   help="also measure the floor server at a move's pace (Postgres; needs wrk)")
     args = p.parse_args()
-    if args.floor and not (shutil.which("wrk") and os.access(FLOOR, os.X_OK)):
-        sys.exit(f"--floor needs wrk and the floor server at {FLOOR} "
-                 "(tools/release_build.sh, or FLOOR_BIN)")
     server_url = os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     work = tempfile.mkdtemp(prefix="kt-bench-")
     print(f"load average at start: {open('/proc/loadavg').read().strip()}", file=sys.stderr)

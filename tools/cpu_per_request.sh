@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The service's CPU per request under load, for A/B comparisons of two
-# builds (docs/benchmarks.md): starts BIN on a fresh Postgres database,
+# builds (docs/performance.md): starts BIN on a fresh Postgres database,
 # plays 16 tables with the load generator for 14 s, and divides the CPU
 # time the server used (/proc/<pid>/stat: user and system, and their sum)
 # in a 10 s window after the first 3 s by the requests its /metrics counted

@@ -1,16 +1,15 @@
 # Sourced by the tools that measure one server (cpu_per_request.sh,
-# cpu_floor.sh, instructions_per_request.sh) and by pgo.sh.
+# potverteren_rounds.sh) and by pgo.sh.
 #
 # start_server BIN [WRAPPER...] starts BIN (under WRAPPER, if given: say
-# valgrind and its options) on a fresh database of the Postgres server in
+# `env` with variables of its own) on a fresh database of the Postgres server in
 # TEST_DATABASE_URL (default the local one), or on SERVER_DATABASE_URL
 # instead when that is set (an SQLite file, say), on a free port of 127.0.0.1,
 # with its output in $server_log (default /dev/null), and returns once it
 # answers /readyz. It sets `server` (the pid) and `port`. stop_server stops
 # it and drops the database; call it from the caller's EXIT trap.
-# The server logs at SERVER_RUST_LOG (default warn, as every figure in
-# docs/benchmarks.md unless it says otherwise; info is the default of a
-# real instance).
+# The server logs at SERVER_RUST_LOG (default warn, as the figures in
+# docs/performance.md are measured; info is the default of a real instance).
 admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 db=kt_tool_$$
 

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# Writes deploy/pgo/kaarttafel.profdata, the profile tools/release_build.sh
-# optimises the release binary with (docs/pgo.md). Builds the server with LLVM's
-# counters (in target/pgo, apart from the release build), plays it with the
-# load generator on Postgres and then on SQLite (Klaverjassen moves over
-# 16-deal matches, reads, Potverteren), and merges what the server counted.
-# Run it after changing code on a request's path, and before a release.
+# Optional: a release build optimised with a profile of the server at work
+# (profile-guided optimisation, docs/pgo.md). Nothing else uses it: the
+# Dockerfile, CI and the benchmarks use the plain `cargo build --release`.
 #
-#   tools/pgo.sh
+#   tools/pgo.sh        # prints the path of the optimised binary
 #
-# Needs llvm-profdata of the LLVM rustc is built with (`rustc -vV`: LLVM 22
-# for rustc 1.95; Debian's llvm-22 package, or rustup's llvm-tools), and a
-# Postgres server in TEST_DATABASE_URL (default the local one; the tool
-# creates and drops a database of its own). TRAIN_SECONDS (default 20) is
-# how long each backend plays moves. Takes about 8 minutes on 2 cores.
+# 1. Builds the server with LLVM's counters (in target/pgo-train).
+# 2. Plays it with the load generator on a fresh Postgres database, then on
+#    an SQLite file: Klaverjassen moves, reads, Potverteren. The server is
+#    stopped with SIGTERM each time, which writes its counts.
+# 3. Merges the counts into target/pgo-train/kaarttafel.profdata and builds
+#    the server with them (in target/pgo-release).
+#
+# Needs llvm-profdata of the LLVM rustc is built with (`rustc -vV`; Debian's
+# llvm-N package, or `rustup component add llvm-tools`) and a Postgres
+# server in TEST_DATABASE_URL (default the local one; the tool creates and
+# drops a database of its own). TRAIN_SECONDS (default 20) is how long each
+# backend plays moves.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -35,34 +39,30 @@ if [ -z "$profdata" ]; then
 fi
 
 work=$(mktemp -d)
-# The server logs at info, as an instance does by default: every request
-# writes its line, and that code is trained with the rest (the benchmarks
-# measure at warn; docs/pgo.md).
+# The server logs at info, as an instance does by default, so each
+# request's log line is trained with the rest.
 SERVER_RUST_LOG=info
 . "$root/tools/fresh_server.sh"
 trap 'stop_server; rm -rf "$work"' EXIT
 
-# Build scripts run while cargo builds and count too: their files go to
-# -Cprofile-generate's folder (one that stays put, so that the flags, and
-# with them the build, stay the same from one run to the next). The
-# server's go where LLVM_PROFILE_FILE says.
-# The same targets as tools/release_build.sh builds: the symbols, and so
-# the profile's names for functions, depend on them (see its header).
-RUSTFLAGS="-Cprofile-generate=$root/target/pgo/build-scripts" \
-    cargo build --release --locked --target-dir target/pgo --bins --examples
-bin=target/pgo/release/kaarttafel
-loadgen=target/pgo/release/examples/loadgen
+# The profile names functions by their symbols, which depend on the
+# features every dependency is built with: the trained and the optimised
+# build must build the same targets (the server alone, not the examples,
+# whose dev-dependencies turn on more features). Build scripts write their
+# counts to a folder that stays put, so the flags, and with them the
+# build, stay the same from one run to the next.
+RUSTFLAGS="-Cprofile-generate=$root/target/pgo-train/build-scripts" \
+    cargo build --release --locked --target-dir target/pgo-train --bin kaarttafel
+cargo build --release --locked --example loadgen
+bin=target/pgo-train/release/kaarttafel
+loadgen=target/release/examples/loadgen
 
-# One backend's training (tools/fresh_server.sh's server: a fresh Postgres
-# database, or SERVER_DATABASE_URL): three kinds of play, then the server
-# stopped with SIGTERM, as an instance is (the counters are written when it
-# exits).
 train() {
     start_server "$bin" env LLVM_PROFILE_FILE="$work/server-%m.profraw"
     local url=http://127.0.0.1:$port
-    LLVM_PROFILE_FILE=$work/loadgen-%p.profraw "$loadgen" --url "$url" --tables 16 --seconds "$seconds" --deals 16 >/dev/null
-    LLVM_PROFILE_FILE=$work/loadgen-%p.profraw "$loadgen" --url "$url" --tables 16 --seconds 5 --deals 16 --reads >/dev/null
-    LLVM_PROFILE_FILE=$work/loadgen-%p.profraw "$loadgen" --url "$url" --tables 8 --seconds 10 --game potverteren >/dev/null
+    "$loadgen" --url "$url" --tables 16 --seconds "$seconds" --deals 16 >/dev/null
+    "$loadgen" --url "$url" --tables 16 --seconds 5 --deals 16 --reads >/dev/null
+    "$loadgen" --url "$url" --tables 8 --seconds 10 --game potverteren >/dev/null
     stop_server
 }
 
@@ -72,8 +72,8 @@ SERVER_DATABASE_URL="sqlite:$work/sqlite/pgo.db" train
 
 # Sparse: a function the training never ran keeps no entry, so it is
 # optimised as without a profile rather than as cold code.
-"$profdata" merge --sparse -o deploy/pgo/kaarttafel.profdata "$work"/server-*.profraw
-echo "$major" >deploy/pgo/llvm-major
-made_from=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- src Cargo.toml Cargo.lock || made_from="$made_from with changes"
-echo "deploy/pgo/kaarttafel.profdata: $(wc -c <deploy/pgo/kaarttafel.profdata) bytes, LLVM $major, from $made_from"
+profile=$root/target/pgo-train/kaarttafel.profdata
+"$profdata" merge --sparse -o "$profile" "$work"/server-*.profraw
+RUSTFLAGS="-Cprofile-use=$profile" \
+    cargo build --release --locked --target-dir target/pgo-release --bin kaarttafel
+echo "$root/target/pgo-release/release/kaarttafel"

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # CPU per accepted change at Potverteren tables as they grow, round after
-# round (docs/benchmarks.md, "A Potverteren table's cost grows with its
-# rounds"): starts BIN on a fresh Postgres database, plays 16 Potverteren
-# tables with the load generator for SECONDS (default 150; its tables never
-# end), and every 15 s prints the tables' mean settled rounds, the mean bytes
+# round (docs/performance.md): starts BIN on a fresh Postgres database,
+# plays 16 Potverteren tables with the load generator for SECONDS (default
+# 150; its tables never end), and every 15 s prints the tables' mean settled rounds, the mean bytes
 # of their settled rounds' records, the changes accepted in the window (the
 # sum of the games' versions) and the CPU per change of the server and of
 # all Postgres processes (/proc/<pid>/stat, user and system).

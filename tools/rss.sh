@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Resident memory of the release server, idle and after a load run
-# (docs/benchmarks.md, "RSS (release build)"): starts the server on a fresh
+# (docs/performance.md): starts the server on a fresh
 # database (BACKEND=postgres: a database on the server in TEST_DATABASE_URL,
 # dropped at the end; BACKEND=sqlite: a file in a temporary folder), reads
 # /proc/<pid>/status 2 s after /readyz answers, runs

@@ -3,9 +3,8 @@
 -- each) and :games players, cloned from the real rows the load generator
 -- left in the same database (the newest game with a finished deal is the
 -- template for state, options, fairness and the deal record; event payloads
--- are the template game's own, in order). Used by tools/bench_scale.py;
--- see docs/benchmarks.md, "Per-move cost with 1 thousand and 1 million
--- stored games".
+-- are the template game's own, in order). Used by tools/bench_scale.py
+-- (docs/performance.md).
 --
 --   psql "$DB" -v games=1000000 -v events=10 -f tools/scale_fill.sql
 --

@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Bytes of game state written per move over one 16-deal Klaverjassen match
-# (docs/benchmarks.md, "Stored game state per move"): a Postgres trigger logs
-# the length of games.state on every write and of every game_deals row
-# inserted, while examples/loadgen plays one table to the end.
+# (docs/performance.md): a Postgres trigger logs the length of games.state
+# on every write and of every game_deals row inserted, while
+# examples/loadgen plays one table to the end.
 #
 #   tools/state_bytes.sh [SERVER_BINARY] [LOADGEN_BINARY]
 #
 # Defaults: target/debug/kaarttafel and target/debug/examples/loadgen (the
-# bytes do not depend on the build profile). Give the binary of an older
-# release to measure it the same way (it has no game_deals table: that part
-# is then left out). Needs psql and a Postgres server in TEST_DATABASE_URL
+# bytes do not depend on the build profile); give another build's binaries
+# to compare. Needs psql and a Postgres server in TEST_DATABASE_URL
 # (default postgres://postgres@127.0.0.1:5432/postgres); creates and drops
 # a database of its own.
 set -euo pipefail

@@ -123,7 +123,7 @@ pub async fn record_change(
         }
         Some(SeatChange::Left(seat)) => games::remove_seat(tx, game.id, seat).await?,
         Some(SeatChange::Bot(seat, ref bot)) => {
-            let level = bot.bot.map_or("basic", crate::bots::Level::as_str);
+            let level = bot.bot.map_or("basic", crate::table::Level::as_str);
             crate::store::players::insert_bot(tx, bot.id, &bot.name, level).await?;
             games::add_seat(tx, game.id, seat, bot.id).await?;
         }

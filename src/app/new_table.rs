@@ -8,11 +8,11 @@ use uuid::Uuid;
 use super::error::Error;
 use super::friends::assign_invite_code;
 use crate::auth::TokenError;
-use crate::bots::Level;
 use crate::rules::Seat;
 use crate::store::events::{self, EventRow};
 use crate::store::record::game_to_row;
 use crate::store::{Tx, games, players};
+use crate::table::Level;
 use crate::table::{Game, GameError, SeatedPlayer};
 
 /// The most tables waiting for players one player may sit at when it makes

@@ -1,5 +1,6 @@
 //! Play: the dealer deals and seated players move. A player's move and an
-//! automatic one (the scheduler's) make their event the same way.
+//! automatic one (a computer player's, or the clock's for a seat) make
+//! their event the same way.
 
 use uuid::Uuid;
 
@@ -8,10 +9,11 @@ use super::change::{Change, change};
 use super::commit::Event;
 use super::context::App;
 use super::error::Error;
+use crate::ai::{self, Player, Players};
 use crate::rules::Seat;
 use crate::store::record::system_rng;
 use crate::table::events as event_log;
-use crate::table::{Game, GameError, Move};
+use crate::table::{Game, GameError, Level, Move, Rules};
 
 /// The dealer (Klaverjassen) or pothouder (Potverteren) deals; the same as
 /// the move `{"type": "deal"}`.
@@ -80,4 +82,32 @@ pub fn seat_move(game: &mut Game, seat: Seat, mv: Move) -> Result<Event, GameErr
         payload,
         seat_change: None,
     })
+}
+
+/// The computer player of `level` for the game `G`: the one place that maps
+/// a level to a player, so a stronger player drops in here without
+/// touching the code that asks it.
+pub fn player_for<G: Players>(level: Level) -> Box<dyn Player<G>> {
+    match level {
+        Level::Basic => G::basic(),
+        Level::Strong => G::strong(),
+    }
+}
+
+/// The move the computer player of `level` makes for `seat`, decided from
+/// the seat's view of the rules and its legal moves alone.
+pub fn computer_move(
+    rules: &Rules,
+    seat: Seat,
+    level: Level,
+    rng: &mut dyn rand::Rng,
+) -> Option<Move> {
+    match rules {
+        Rules::Klaverjassen(game) => {
+            ai::decide(game, seat, &*player_for(level), rng).map(Move::from)
+        }
+        Rules::Potverteren(game) => {
+            ai::decide(game, seat, &*player_for(level), rng).map(Move::from)
+        }
+    }
 }

@@ -10,7 +10,7 @@ use super::error::Error;
 use super::new_table::{seat_bot, seated_player};
 use super::read::load;
 use super::refusal::refusal;
-use crate::bots::Level;
+use crate::table::Level;
 use crate::table::{GameError, Status};
 
 /// Seats the caller at the game, at seat `wanted` or the first free one:

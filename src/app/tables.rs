@@ -8,10 +8,10 @@ use super::context::App;
 use super::error::Error;
 use super::idempotency::{self, Keyed, commit_answer, replay};
 use super::new_table::{room_for_a_new_table, seat_bot, seated_player, store_new_table};
-use crate::bots::Level;
 use crate::store::games::{self, Cursor, GameRow};
 use crate::store::players;
 use crate::store::record::{game_from_row, system_rng};
+use crate::table::Level;
 use crate::table::view::GameSummary;
 use crate::table::{Game, GameKind, TableOptions};
 

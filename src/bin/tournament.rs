@@ -7,7 +7,8 @@
 //! ```sh
 //! cargo run --release --bin tournament -- --deals 2000 basic random
 //! ```
-//! Players: `basic`, `strong` (whatever `player_for` maps it to), `random`.
+//! Players: `basic`, `strong` (whatever the scheduler's `player_for` maps
+//! it to), `random`.
 //!
 //! `strong` thinks at its default budget (at most 200 ms a decision), which
 //! depends on the machine's speed. `--samples S --nodes N` give it a budget
@@ -21,24 +22,37 @@
 //! cargo run --release --bin tournament -- --game potverteren --rounds 20000 strong basic
 //! ```
 
-use kaarttafel::bots::strong::StrongPlayer;
-use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
+use kaarttafel::ai::klaverjassen::StrongPlayer;
+use kaarttafel::ai::klaverjassen::strong::Budget;
+use kaarttafel::ai::{Player, Players, RandomPlayer};
+use kaarttafel::app::play::player_for;
 use kaarttafel::rules::Seat;
-use kaarttafel::rules::klaverjassen::strong::Budget;
 use kaarttafel::rules::klaverjassen::{self, Match, Team};
-use kaarttafel::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
+use kaarttafel::table::{
+    Game, GameKind, Level, Options, Rules, SeatedPlayer, Status, TableOptions,
+};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use uuid::Uuid;
 
-fn player(name: &str, budget: Option<Budget>) -> Box<dyn Player> {
+/// The player named `name` of the game `G`: `random`, or a level's.
+fn named<G: Players>(name: &str) -> Box<dyn Player<G>>
+where
+    G::Move: Clone,
+{
+    match name {
+        "random" => Box::new(RandomPlayer),
+        other => {
+            player_for(Level::parse(other).unwrap_or_else(|| panic!("unknown player {other}")))
+        }
+    }
+}
+
+/// The Klaverjassen player named `name`, `strong` at `budget` when given.
+fn player(name: &str, budget: Option<Budget>) -> Box<dyn Player<Match>> {
     match (name, budget) {
-        ("random", _) => Box::new(RandomPlayer),
         ("strong", Some(budget)) => Box::new(StrongPlayer { budget }),
-        (other, _) => player_for(
-            GameKind::Klaverjassen,
-            Level::parse(other).unwrap_or_else(|| panic!("unknown player {other}")),
-        ),
+        (other, _) => named(other),
     }
 }
 
@@ -46,8 +60,8 @@ fn player(name: &str, budget: Option<Budget>) -> Box<dyn Player> {
 /// returns team A's score minus team B's.
 fn play_deal(
     hands: klaverjassen::BySeat<klaverjassen::CardSet>,
-    a: &dyn Player,
-    b: &dyn Player,
+    a: &dyn Player<Match>,
+    b: &dyn Player<Match>,
     rng: &mut StdRng,
 ) -> i32 {
     let options = Options::parse(
@@ -81,16 +95,20 @@ fn play_deal(
     while game.status == Status::Playing {
         let to_move = game.awaiting().expect("awaiting").seats[0];
         let who = if to_move.0.is_multiple_of(2) { a } else { b };
-        let view = game.view_of_seat(Some(to_move));
-        let mv = who.choose(&view, rng).expect("a move");
-        game.play_for(to_move, mv, rng).expect("legal");
+        let mv = kaarttafel::ai::decide(match_of(&game), to_move, who, rng).expect("a move");
+        game.play_for(to_move, mv.into(), rng).expect("legal");
     }
-    let Some(Rules::Klaverjassen(done)) = &game.rules else {
-        unreachable!()
-    };
-    let sheet = done.view_for(None).deals;
+    let sheet = match_of(&game).view_for(None).deals;
     let row = sheet.last().expect("a finished deal");
     row.score[Team::A] - row.score[Team::B]
+}
+
+/// The Klaverjassen match of `game`.
+fn match_of(game: &Game) -> &Match {
+    match &game.rules {
+        Some(Rules::Klaverjassen(rules)) => rules,
+        _ => unreachable!(),
+    }
 }
 
 /// The mean of `diffs` and the half-width of its 95% confidence interval.
@@ -179,29 +197,27 @@ fn main() {
 /// first player's advantage in chips per round (mean and 95% CI over the
 /// tables).
 mod potverteren {
-    use kaarttafel::bots::{Level, Player, RandomPlayer, player_for};
+    use kaarttafel::ai::Player;
     use kaarttafel::rules::Seat;
-    use kaarttafel::table::{Game, GameKind, Options, SeatedPlayer, TableOptions};
+    use kaarttafel::rules::potverteren::Table;
+    use kaarttafel::table::{Game, GameKind, Level, Options, Rules, SeatedPlayer, TableOptions};
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use uuid::Uuid;
 
+    use super::named;
+
     const SEATS: u8 = 5;
     const ROUNDS_PER_TABLE: u32 = 10;
 
-    fn player(name: &str) -> Box<dyn Player> {
-        match name {
-            "random" => Box::new(RandomPlayer),
-            other => player_for(
-                GameKind::Potverteren,
-                Level::parse(other).unwrap_or_else(|| panic!("unknown player {other}")),
-            ),
-        }
-    }
-
     /// Plays `ROUNDS_PER_TABLE` rounds of a table from `seed` with `hero` in
     /// `seat` and `field` elsewhere; returns `seat`'s chips won.
-    fn play_table(seed: u64, seat: Seat, hero: &dyn Player, field: &dyn Player) -> i64 {
+    fn play_table(
+        seed: u64,
+        seat: Seat,
+        hero: &dyn Player<Table>,
+        field: &dyn Player<Table>,
+    ) -> i64 {
         let mut rng = StdRng::seed_from_u64(seed);
         let options = Options::parse(
             GameKind::Potverteren,
@@ -228,25 +244,26 @@ mod potverteren {
         }
         let start = balance(&game, seat);
         loop {
-            let round = match &game.rules {
-                Some(kaarttafel::table::Rules::Potverteren(t)) => t.settled_rounds().len(),
-                _ => unreachable!(),
-            };
-            if round as u32 >= ROUNDS_PER_TABLE {
+            let table = table_of(&game);
+            if table.settled_rounds().len() as u32 >= ROUNDS_PER_TABLE {
                 break;
             }
             let to_move = game.awaiting().expect("awaiting").seats[0];
             let who = if to_move == seat { hero } else { field };
-            let view = game.view_of_seat(Some(to_move));
-            let mv = who.choose(&view, &mut rng).expect("a move");
-            game.play_for(to_move, mv, &mut rng).expect("legal");
+            let mv = kaarttafel::ai::decide(table, to_move, who, &mut rng).expect("a move");
+            game.play_for(to_move, mv.into(), &mut rng).expect("legal");
         }
         balance(&game, seat) - start
     }
 
     fn balance(game: &Game, seat: Seat) -> i64 {
+        table_of(game).balances()[seat.index()]
+    }
+
+    /// The Potverteren table of `game`.
+    fn table_of(game: &Game) -> &Table {
         match &game.rules {
-            Some(kaarttafel::table::Rules::Potverteren(t)) => t.balances()[seat.index()],
+            Some(Rules::Potverteren(table)) => table,
             _ => unreachable!(),
         }
     }
@@ -270,7 +287,7 @@ mod potverteren {
         }
         let first = names.first().map_or("strong", String::as_str).to_owned();
         let second = names.get(1).map_or("basic", String::as_str).to_owned();
-        let (a, b) = (player(&first), player(&second));
+        let (a, b) = (named::<Table>(&first), named::<Table>(&second));
         let tables = rounds.div_ceil(ROUNDS_PER_TABLE);
         let mut diffs = Vec::with_capacity(tables as usize);
         for n in 0..tables {

@@ -13,7 +13,7 @@ use super::problems::{IfMatchFailed, KeyRefused, NoSuchGame, Unauthenticated};
 use super::request::{self, IdempotencyKey};
 use super::state::AppState;
 use crate::app::seats;
-use crate::bots::Level;
+use crate::table::Level;
 use crate::table::view::GameView;
 
 /// A computer player to seat.

@@ -17,8 +17,8 @@ use crate::app::answer::{Answer, OK, etag, etag_listed};
 use crate::app::change::Caller;
 use crate::app::tables::{self, NewTable, PageQuery};
 use crate::app::{play, read, seats};
-use crate::bots::Level;
 use crate::table::GameKind;
+use crate::table::Level;
 use crate::table::view::{GameSummary, GameView, MoveSchema};
 
 /// A new table. Its schema in the document is [`NewGameSchema`]: one shape

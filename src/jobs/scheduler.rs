@@ -24,13 +24,12 @@ use crate::app::blocking::off_the_workers;
 use crate::app::commit::{Event, after_commit, record_change};
 use crate::app::context::App;
 use crate::app::error::Error;
-use crate::app::play::seat_move;
-use crate::bots::{Level, player_for};
+use crate::app::play::{computer_move, seat_move};
 use crate::rules::Seat;
 use crate::store::games;
 use crate::store::record::game_from_row;
 use crate::table::automation::Work;
-use crate::table::{Game, Move};
+use crate::table::{Game, Level, Move};
 
 /// How often an idle runner looks for due work without being woken.
 const POLL: Duration = Duration::from_secs(1);
@@ -226,11 +225,7 @@ fn decide(game: &Game, work: Work) -> Option<Decision> {
             });
         }
     };
-    let view = game.view_of_seat(Some(seat));
-    let mv = {
-        let mut rng = rand::rng();
-        player_for(game.kind, level).choose(&view, &mut rng)?
-    };
+    let mv = computer_move(game.rules.as_ref()?, seat, level, &mut rand::rng())?;
     Some(Decision::Move {
         seat,
         mv,

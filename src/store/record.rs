@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
-use crate::bots::Level;
 use crate::store::games::GameRow;
+use crate::table::Level;
 use crate::table::fairness::FairDeals;
 use crate::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
 

@@ -3,8 +3,8 @@
 //! turn, a seat away, a clock running out, a table left waiting), and which
 //! work that is.
 
+use super::Level;
 use super::{Game, Status};
-use crate::bots::Level;
 use crate::rules::Seat;
 
 /// How long a table may wait for players before it is closed (`abandoned`):

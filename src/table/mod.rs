@@ -8,6 +8,7 @@ pub mod automation;
 pub mod events;
 pub mod fairness;
 pub mod friends;
+pub mod level;
 pub mod view;
 
 use rand::Rng;
@@ -15,11 +16,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::bots::Level;
 use crate::json_text::JsonText;
 use crate::rules::fairness::{Randomness, SeatSeed};
 use crate::rules::{Awaiting, GameRules, Refusal, Seat, frozen, klaverjassen, potverteren};
 use fairness::FairDeals;
+pub use level::Level;
 
 /// Which game a table plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
@@ -1052,7 +1053,7 @@ mod tests {
             let mut game = game_after(kind, chosen, |_| true);
             let mut rng = StdRng::seed_from_u64(seed);
             if let Some(Some(seat)) = game.seats.get_mut(1) {
-                seat.bot = Some(crate::bots::Level::Basic);
+                seat.bot = Some(Level::Basic);
                 seat.name = "a \"quoted\" name\twith a tab".into();
             }
             game.away[2] = true;

@@ -5,9 +5,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::Level;
 use super::fairness::FairnessView;
 use super::{Game, GameKind, Move, Options, Rules, RulesView, SeatedPlayer, Status, TableOptions};
-use crate::bots::Level;
 use crate::rules::cards::{Card, Suit};
 use crate::rules::{Action, Seat, klaverjassen, potverteren};
 

@@ -29,7 +29,7 @@ fi
 )
 
 # The same build as deploy/Dockerfile; a no-op when the binary is current.
-tools/release_build.sh
+cargo build --release --locked
 binary="${CARGO_TARGET_DIR:-target}/release/kaarttafel"
 
 work=$(mktemp -d)

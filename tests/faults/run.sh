@@ -32,7 +32,7 @@ trap cleanup EXIT
 if [ -n "${FAULTS_BINARY:-}" ]; then
     binary=$(realpath "$FAULTS_BINARY")
 else
-    tools/release_build.sh
+    cargo build --release --locked
     binary=$(pwd)/target/release/kaarttafel
 fi
 

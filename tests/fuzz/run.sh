@@ -35,7 +35,7 @@ if ! "$venv/bin/st" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; the
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 fi
-[ -x "$binary" ] || tools/release_build.sh
+[ -x "$binary" ] || cargo build --release --locked
 
 work=$(mktemp -d)
 server_pid=""

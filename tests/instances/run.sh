@@ -26,7 +26,7 @@ trap cleanup EXIT
 # KAARTTAFEL_BINARY names another build to check instead (say a debug one).
 binary=${KAARTTAFEL_BINARY:-}
 if [ -z "$binary" ]; then
-    tools/release_build.sh
+    cargo build --release --locked
     binary=target/release/kaarttafel
 fi
 

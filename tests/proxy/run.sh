@@ -19,7 +19,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The same build command as deploy/Dockerfile.
-tools/release_build.sh
+cargo build --release --locked
 binary=target/release/kaarttafel
 
 database="kt_proxy_$(date +%s)_$$"

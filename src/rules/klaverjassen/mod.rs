@@ -15,12 +15,10 @@ mod play_rules;
 mod roem;
 mod rules;
 mod scoring;
-mod solver;
-pub mod strong;
 mod team;
 mod view;
 
-pub use cardset::{CardSet, CardSetIter, RANKS};
+pub use cardset::{CardSet, CardSetIter, RANKS, card_at, card_index};
 pub use deal::{canonical_deck, deal_from_deck, shuffled_deck};
 pub use game::{Match, MatchResult, Phase};
 pub use history::{
@@ -29,9 +27,10 @@ pub use history::{
 };
 pub use moves::{Move, MoveError};
 pub use options::{OptionError, Options, RevokeMode};
-pub use play_rules::{card_points, legal_cards, refusal, trick_winner};
+pub use play_rules::{
+    card_points, legal_cards, points_at, refusal, set_points, strength, trick_winner,
+};
 pub use roem::roem;
-pub use scoring::{DealScore, LAST_TRICK, punishment, score_deal};
-pub use solver::{Limits, Position, Solution, Solver, Techniques, for_team};
+pub use scoring::{DEAL_POINTS, DealScore, LAST_TRICK, PIT_BONUS, punishment, score_deal};
 pub use team::{BySeat, ByTeam, Team};
 pub use view::View;

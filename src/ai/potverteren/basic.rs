@@ -1,46 +1,39 @@
 //! The `basic` Potverteren player: bids from the pot's value, asks a card
 //! while going over 16 is less likely than not, given every card it sees.
 
+use crate::rules::Seat;
 use crate::rules::cards::Card;
-use crate::rules::potverteren::Move as PotMove;
 use crate::rules::potverteren::deck::{full_deck, value};
-use crate::table::Move;
-use crate::table::view::GameView;
+use crate::rules::potverteren::{Move as PotMove, Table, View};
 
-use super::Player;
+use crate::ai::Player;
 
 /// The `basic` Potverteren player.
 pub struct BasicPlayer;
 
-impl Player for BasicPlayer {
-    fn choose(&self, view: &GameView, _rng: &mut dyn rand::Rng) -> Option<Move> {
-        let moves: Vec<PotMove> = view
-            .legal_moves
-            .iter()
-            .filter_map(|m| match m {
-                Move::Potverteren(m) => Some(*m),
-                Move::Klaverjassen(_) | Move::Table(_) => None,
-            })
-            .collect();
+impl Player<Table> for BasicPlayer {
+    fn choose(
+        &self,
+        me: Seat,
+        table: &View,
+        moves: &[PotMove],
+        _rng: &mut dyn rand::Rng,
+    ) -> Option<PotMove> {
         let has = |wanted: PotMove| moves.contains(&wanted);
         if has(PotMove::Deal) {
-            return Some(Move::Potverteren(PotMove::Deal));
+            return Some(PotMove::Deal);
         }
-        let table = view.potverteren.as_ref()?;
         if let Some(amount) = moves.iter().find_map(|m| match m {
             PotMove::Bid { amount } => Some(*amount),
             _ => None,
         }) {
-            return Some(Move::Potverteren(
-                if wants_to_bid(amount, table.pot, table.hands.len()) {
-                    PotMove::Bid { amount }
-                } else {
-                    PotMove::Pass
-                },
-            ));
+            return Some(if wants_to_bid(amount, table.pot, table.hands.len()) {
+                PotMove::Bid { amount }
+            } else {
+                PotMove::Pass
+            });
         }
         if has(PotMove::Hit) {
-            let me = view.you?;
             let mine = table.hands.get(me.index())?;
             let total = mine.total?;
             let seen: Vec<Card> = table
@@ -53,16 +46,16 @@ impl Player for BasicPlayer {
             } else {
                 PotMove::Stand
             };
-            return Some(Move::Potverteren(decision));
+            return Some(decision);
         }
         if has(PotMove::Stand) {
-            return Some(Move::Potverteren(PotMove::Stand));
+            return Some(PotMove::Stand);
         }
         // Never ends the table, and passes only in an auction.
         moves
             .iter()
             .find(|m| !matches!(m, PotMove::EndTable))
-            .map(|m| Move::Potverteren(*m))
+            .copied()
     }
 }
 

@@ -13,31 +13,32 @@
 
 use crate::rules::Seat;
 use crate::rules::cards::{Card, Rank, Suit};
-use crate::rules::klaverjassen::{Move as KlaverMove, card_points};
-use crate::table::Move;
-use crate::table::view::GameView;
+use crate::rules::klaverjassen::{Match, Move as KlaverMove, Team, View, card_points};
 
-use super::Player;
+use crate::ai::Player;
 
 /// The `basic` Klaverjassen player.
 pub struct BasicPlayer;
 
-impl Player for BasicPlayer {
-    fn choose(&self, view: &GameView, _rng: &mut dyn rand::Rng) -> Option<Move> {
-        let moves = view.klaverjassen_moves();
-        let chosen = choose(view, &moves)?;
-        Some(Move::Klaverjassen(chosen))
+impl Player<Match> for BasicPlayer {
+    fn choose(
+        &self,
+        seat: Seat,
+        view: &View,
+        legal: &[KlaverMove],
+        _rng: &mut dyn rand::Rng,
+    ) -> Option<KlaverMove> {
+        choose(seat, view, legal)
     }
 }
 
-fn choose(view: &GameView, moves: &[KlaverMove]) -> Option<KlaverMove> {
+fn choose(me: Seat, game: &View, moves: &[KlaverMove]) -> Option<KlaverMove> {
     if moves.contains(&KlaverMove::Deal) {
         return Some(KlaverMove::Deal);
     }
     if moves.contains(&KlaverMove::EndReview) {
         return Some(KlaverMove::EndReview);
     }
-    let game = view.klaverjassen.as_ref()?;
     let hand: Vec<Card> = game.hand.iter().collect();
     let suits: Vec<Suit> = moves
         .iter()
@@ -64,7 +65,6 @@ fn choose(view: &GameView, moves: &[KlaverMove]) -> Option<KlaverMove> {
         // Only club-mode extras (reports, take-backs) are left: make none.
         return None;
     }
-    let me = view.you?;
     let trump = game.trump?;
     let played: Vec<(Seat, Card)> = game
         .trick
@@ -72,15 +72,16 @@ fn choose(view: &GameView, moves: &[KlaverMove]) -> Option<KlaverMove> {
         .map(|t| t.cards.iter().map(|p| (p.seat, p.card)).collect())
         .unwrap_or_default();
     let card = if played.is_empty() {
-        lead(&cards, &hand, trump, game.playing_team == Some(team_of(me)))
+        lead(
+            &cards,
+            &hand,
+            trump,
+            game.playing_team == Some(Team::of(me)),
+        )
     } else {
         follow(&cards, &played, me, trump)
     };
     Some(KlaverMove::Play { card })
-}
-
-fn team_of(seat: Seat) -> crate::rules::klaverjassen::Team {
-    crate::rules::klaverjassen::Team::of(seat)
 }
 
 /// How good `suit` is as trump for `hand`: the trumps' points and number,
