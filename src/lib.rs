@@ -5,7 +5,7 @@
 //! `auth`, `notify`, `metrics` → `table` → `rules`. `rules` holds the pure
 //! rules, `ai` the computer players on them, `table` the table around them,
 //! `store` all SQL, `app` the use cases, `jobs` the scheduler and clean-up,
-//! `http` all routes; `json_text`, shared JSON texts, is below them all.
+//! `http` all routes.
 
 pub mod ai;
 pub mod app;
@@ -14,8 +14,6 @@ pub mod clock;
 pub mod config;
 pub mod http;
 pub mod jobs;
-pub mod json_text;
-pub mod json_write;
 pub mod metrics;
 pub mod notify;
 pub mod rules;

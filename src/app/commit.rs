@@ -10,7 +10,7 @@ use super::context::App;
 use super::error::Error;
 use super::friends::after_change;
 use crate::store::events::EventRow;
-use crate::store::record::game_to_row;
+use crate::store::record::changed_row;
 use crate::store::{Tx, games};
 use crate::table::{Game, SeatedPlayer};
 
@@ -67,16 +67,9 @@ pub(super) fn next_row(
     event: &Event,
 ) -> Result<(games::GameRow, Option<i64>), Error> {
     game.version += 1;
-    let created_at = loaded.created_at;
-    let due_at = game.schedule(created_at, app.now(), event.restarts_the_clock());
-    let mut row = game_to_row(
-        game,
-        created_at,
-        loaded.options.clone(),
-        loaded.fairness.as_deref(),
-    )?;
+    let due_at = game.schedule(loaded.created_at, app.now(), event.restarts_the_clock());
+    let mut row = changed_row(game, loaded)?;
     row.due_at = due_at;
-    row.deals_stored = loaded.deals_stored;
     Ok((row, due_at))
 }
 

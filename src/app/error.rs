@@ -3,7 +3,7 @@
 //! maps each kind to its status in one place.
 
 use crate::auth::TokenError;
-use crate::store::record::RecordError;
+use crate::store::StoreError;
 
 /// Everything a use case can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -69,7 +69,6 @@ impl Error {
 impl From<sqlx::Error> for Error {
     fn from(error: sqlx::Error) -> Self {
         if crate::store::unavailable(&error) {
-            crate::store::note_failure(&error);
             Error::DatabaseUnavailable(error.to_string())
         } else {
             Error::Internal(format!("database: {error}"))
@@ -77,8 +76,11 @@ impl From<sqlx::Error> for Error {
     }
 }
 
-impl From<RecordError> for Error {
-    fn from(error: RecordError) -> Self {
-        Error::Internal(error.to_string())
+impl From<StoreError> for Error {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Database(error) => error.into(),
+            other => Error::Internal(other.to_string()),
+        }
     }
 }

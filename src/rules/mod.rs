@@ -8,7 +8,7 @@
 
 pub mod cards;
 pub mod fairness;
-pub mod frozen;
+pub mod records;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,13 +1,14 @@
-//! Between the stored row and the [`Game`]: the rules state and options are
-//! JSON documents in the row.
+//! Between a stored row and the [`Game`] it stores: the rules state,
+//! options, fair-deal state and automation are JSON documents in the row,
+//! and the rules' finished records are rows of `game_deals` (see
+//! `store::layout`), of which a read brings the newest
+//! ([`RECENT_RECORDS`](super::games::RECENT_RECORDS)).
 
-use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex};
-
-use crate::store::games::GameRow;
+use super::StoreError;
+use super::games::{GameRow, RecordJson};
+use super::layout::{rules_from_stored, rules_to_stored};
 use crate::table::Level;
-use crate::table::fairness::FairDeals;
-use crate::table::{Game, GameKind, Options, Rules, SeatedPlayer, Status, TableOptions};
+use crate::table::{Game, GameKind, Options, SeatedPlayer, Status, TableOptions};
 
 /// The automation state kept beside a game: away seats and the deadline.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
@@ -21,29 +22,26 @@ struct Automation {
     friends: crate::table::friends::Friends,
 }
 
-/// A stored game that cannot be read back, or a game that cannot be
-/// written: the detail is for the log.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct RecordError(String);
-
-/// The game stored in `row`.
-pub fn game_from_row(row: &GameRow) -> Result<Game, RecordError> {
-    let corrupt = |what: &str| RecordError(format!("game {}: stored {what} unreadable", row.id));
-    let kind = GameKind::parse(&row.kind).ok_or_else(|| corrupt("kind"))?;
-    let status = Status::parse(&row.status).ok_or_else(|| corrupt("status"))?;
-    let (options, table) = stored_options(kind, &row.options).ok_or_else(|| corrupt("options"))?;
+/// The game stored in `row`. Its rules hold the finished records the row
+/// was read with: all of them, or the newest when a read left the older
+/// ones in the store.
+pub fn game_from_row(row: &GameRow) -> Result<Game, StoreError> {
+    let unreadable = |what| StoreError::Unreadable { game: row.id, what };
+    let kind = GameKind::parse(&row.kind).ok_or_else(|| unreadable("kind"))?;
+    let status = Status::parse(&row.status).ok_or_else(|| unreadable("status"))?;
+    let (options, table) =
+        stored_options(kind, &row.options).ok_or_else(|| unreadable("options"))?;
     let rules = row
         .state
         .as_deref()
-        .map(|live| Rules::from_stored(live, &row.records))
+        .map(|live| rules_from_stored(live, &row.records))
         .transpose()
-        .map_err(|_| corrupt("state"))?;
+        .map_err(|_| unreadable("state"))?;
     let mut seats = vec![None; usize::from(options.seat_count())];
     for taken in &row.seats {
         let slot = seats
             .get_mut(usize::from(taken.seat))
-            .ok_or_else(|| corrupt("seat"))?;
+            .ok_or_else(|| unreadable("seat"))?;
         *slot = Some(SeatedPlayer {
             id: taken.player.id,
             name: taken.player.name.clone(),
@@ -55,12 +53,12 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, RecordError> {
         .as_deref()
         .map(serde_json::from_str)
         .transpose()
-        .map_err(|_| corrupt("automation"))?
+        .map_err(|_| unreadable("automation"))?
         .unwrap_or_default();
     let mut away = automation.away;
     away.resize(seats.len(), false);
     let fairness = match row.fairness.as_deref() {
-        Some(json) => FairDeals::from_stored(json).map_err(|_| corrupt("fairness"))?,
+        Some(json) => serde_json::from_str(json).map_err(|_| unreadable("fairness"))?,
         // A row stored before fair deals: it gets its chain now, committed
         // from this moment on.
         None => options.fair_deals(&mut system_rng()),
@@ -83,36 +81,8 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, RecordError> {
 }
 
 /// The options stored as `text` for a game of `kind` (`None`: unreadable).
-/// A table's options never change once it is created, and most tables
-/// share a few texts, so each text is read once and remembered (at most
-/// [`OPTIONS_REMEMBERED`], then forgotten all at once): every request
-/// reads its game's options, and reading them costs more than the copy.
 fn stored_options(kind: GameKind, text: &str) -> Option<(Options, TableOptions)> {
-    // By text (looked up without a copy of it), then by game. foldhash,
-    // seeded per process: std's SipHash of a 140-byte text cost 1,000
-    // instructions a request, and the map is bounded whatever texts come.
-    type Read =
-        HashMap<String, Vec<(GameKind, (Options, TableOptions))>, foldhash::fast::RandomState>;
-    static READ: LazyLock<Mutex<Read>> = LazyLock::new(Mutex::default);
-    let remembered = |read: &Read| {
-        let games = read.get(text)?;
-        let (_, options) = games.iter().find(|(game, _)| *game == kind)?;
-        Some(options.clone())
-    };
-    if let Some(read) = remembered(&*READ.lock().ok()?) {
-        return Some(read);
-    }
-    let read = TableOptions::parse_with(kind, Some(serde_json::from_str(text).ok()?)).ok()?;
-    let mut remembered = READ.lock().ok()?;
-    if remembered.len() >= OPTIONS_REMEMBERED {
-        remembered.clear();
-    }
-    let games = remembered.entry(text.to_owned()).or_default();
-    // Another request may have read it meanwhile.
-    if !games.iter().any(|(game, _)| *game == kind) {
-        games.push((kind, read.clone()));
-    }
-    Some(read)
+    TableOptions::parse_with(kind, Some(serde_json::from_str(text).ok()?)).ok()
 }
 
 /// The options stored as `text` for a game of `kind` as views show them
@@ -122,38 +92,78 @@ pub fn shown_options_of(kind: GameKind, text: &str) -> Option<serde_json::Value>
     serde_json::to_value(crate::table::view::ShownOptions { game, table }).ok()
 }
 
-/// How many options texts [`stored_options`] keeps.
-const OPTIONS_REMEMBERED: usize = 256;
-
 /// The operating system's CSPRNG, for server seeds.
 pub fn system_rng() -> rand::rand_core::UnwrapErr<rand::rngs::SysRng> {
     rand::rand_core::UnwrapErr(rand::rngs::SysRng)
 }
 
-/// The row that stores `game` (seats are written separately). The rules
-/// state's finished records are set aside while the rest is written
-/// (`Rules::to_stored`), hence `&mut`; the game is as it was after.
-/// `options` is the options' stored text: `game.options_json()` written
-/// out for a new row, the text already stored for a changed one (a
-/// table's options never change, and `games::update` does not write them).
-/// `fairness` is the fair-deal state's text as the game was read with it
-/// (`None` for a new row): stored again as it is while the state has not
-/// changed, which is most moves.
+/// The row that stores a new `game` (seats are written separately), every
+/// finished record of it to be written. The finished records are set aside
+/// while the rest of the rules state is written, hence `&mut`; the game is
+/// as it was after. `options` is the options' stored text
+/// (`game.options_json()` written out). `fairness` is the fair-deal
+/// state's text as the game was read with it (`None` for a new game):
+/// stored again as it is while the state has not changed.
 pub fn game_to_row(
     game: &mut Game,
     created_at: i64,
     options: String,
     fairness: Option<&str>,
-) -> Result<GameRow, RecordError> {
+) -> Result<GameRow, StoreError> {
+    to_row(game, created_at, options, fairness, 0, 0)
+}
+
+/// The row that stores `game` after a change to the game `loaded` held
+/// (the version, deadline and when work is due are the caller's to set):
+/// its options, creation time and fair-deal text as loaded, and the
+/// finished records the change added, to be written after those the row
+/// holds.
+pub fn changed_row(game: &mut Game, loaded: &GameRow) -> Result<GameRow, StoreError> {
+    let stored = usize::try_from(loaded.deals_stored.unwrap_or(0)).unwrap_or(0);
+    let read = loaded.records.iter().filter(|r| r.get().is_some()).count();
+    let mut row = to_row(
+        game,
+        loaded.created_at,
+        loaded.options.clone(),
+        loaded.fairness.as_deref(),
+        stored,
+        read,
+    )?;
+    row.deals_stored = loaded.deals_stored;
+    Ok(row)
+}
+
+/// The row that stores `game`. Of its finished records, the first `read`
+/// are the newest of the `stored` ones the row holds already (each of
+/// those is [`RecordJson::held`] in the row); the rest are written after
+/// them.
+fn to_row(
+    game: &mut Game,
+    created_at: i64,
+    options: String,
+    fairness: Option<&str>,
+    stored: usize,
+    read: usize,
+) -> Result<GameRow, StoreError> {
     let id = game.id;
-    let json = |e: serde_json::Error| RecordError(format!("serialising game {id}: {e}"));
-    let (state, records) = match game.rules.as_mut().map(Rules::to_stored).transpose() {
-        Ok(Some((live, records))) => (Some(live), records),
-        Ok(None) => (None, Vec::new()),
-        Err(e) => return Err(json(e)),
+    let unwritable = |source| StoreError::Unwritable { game: id, source };
+    let (state, added) = match game.rules.as_mut() {
+        Some(rules) => {
+            let (live, added) = rules_to_stored(rules, read).map_err(unwritable)?;
+            (Some(live), added)
+        }
+        None => (None, Vec::new()),
     };
+    let mut records = vec![RecordJson::held(); stored];
+    records.extend(added);
+    let automation = serde_json::to_string(&Automation {
+        away: game.away.clone(),
+        deadline: game.deadline,
+        friends: game.friends.clone(),
+    })
+    .map_err(unwritable)?;
     Ok(GameRow {
-        id: game.id,
+        id,
         kind: game.kind.as_str().to_owned(),
         status: game.status.as_str().to_owned(),
         version: game.version,
@@ -163,18 +173,11 @@ pub fn game_to_row(
         records,
         fairness: Some(match fairness {
             Some(read) if !game.fairness.changed() => read.to_owned(),
-            _ => serde_json::to_string(&game.fairness).map_err(json)?,
+            _ => serde_json::to_string(&game.fairness).map_err(unwritable)?,
         }),
         created_at,
         seats: Vec::new(),
-        automation: Some(
-            crate::json_write::to_string(&Automation {
-                away: game.away.clone(),
-                deadline: game.deadline,
-                friends: game.friends.clone(),
-            })
-            .map_err(json)?,
-        ),
+        automation: Some(automation),
         due_at: None,
         deals_stored: None,
     })
@@ -184,9 +187,175 @@ pub fn game_to_row(
 mod tests {
     use rand::SeedableRng;
     use rand::rngs::StdRng;
+    use rand::seq::IndexedRandom;
     use uuid::Uuid;
 
     use super::*;
+    use crate::store::games::SeatRow;
+    use crate::store::players::PlayerRow;
+    use crate::store::testing::{game_after, play_moves_until, plays_on, records};
+    use crate::table::Rules;
+    use crate::table::fairness::FairDeals;
+
+    /// The store's side of `row`, written for `game`: the records the row
+    /// adds after those `stored` holds are stored too, and the row reads
+    /// back as a read of the game brings it, with the game's seats, the
+    /// newest `recent` records and the older ones held.
+    fn stored_and_read(
+        row: &GameRow,
+        game: &Game,
+        stored: &mut Vec<RecordJson>,
+        recent: usize,
+    ) -> GameRow {
+        stored.extend(row.records[stored.len()..].iter().cloned());
+        let older = stored.len().saturating_sub(recent);
+        let mut records = vec![RecordJson::held(); older];
+        records.extend(stored[older..].iter().cloned());
+        GameRow {
+            records,
+            deals_stored: Some(stored.len() as i64),
+            seats: seat_rows(game),
+            ..row.clone()
+        }
+    }
+
+    /// The seats of `game` as the store reads them.
+    fn seat_rows(game: &Game) -> Vec<SeatRow> {
+        let taken = game.seats.iter().zip(0..);
+        taken
+            .filter_map(|(seat, number)| {
+                let player = seat.as_ref()?;
+                Some(SeatRow {
+                    seat: number,
+                    player: PlayerRow {
+                        id: player.id,
+                        name: player.name.clone(),
+                        bot_level: player.bot.map(|level| level.as_str().to_owned()),
+                    },
+                })
+            })
+            .collect()
+    }
+
+    /// At every step of random games of both kinds (revokes, take-backs
+    /// and reviews, a computer player, an away seat and a clock's deadline
+    /// included), the game read back from the row the store keeps is the
+    /// game, and shows every seat and a spectator the same view; the row
+    /// written after a change adds just the finished records the change
+    /// made.
+    #[test]
+    fn a_game_read_back_from_its_row_is_the_game_at_every_step_of_both_games() {
+        for (kind, chosen, seed) in [
+            (
+                GameKind::Klaverjassen,
+                serde_json::json!({"revoke_mode": "club", "deals": 2, "hints": true}),
+                21,
+            ),
+            (
+                GameKind::Klaverjassen,
+                serde_json::json!({"auto_deal": true, "deals": 3}),
+                22,
+            ),
+            (
+                GameKind::Potverteren,
+                serde_json::json!({"auto_deal": true, "seats": 7, "turn_seconds": 20}),
+                23,
+            ),
+        ] {
+            let mut game = game_after(kind, chosen, |_| true);
+            let mut rng = StdRng::seed_from_u64(seed);
+            if let Some(Some(seat)) = game.seats.get_mut(1) {
+                seat.bot = Some(Level::Basic);
+                seat.name = "a \"quoted\" name\twith a tab".into();
+            }
+            game.away[2] = true;
+            game.deadline = Some(1_764_000_000_123_456);
+            game.fairness
+                .set_seat_seed(0, crate::rules::fairness::SeatSeed::parse("c0ffee").ok());
+            let callers: Vec<Option<Uuid>> = game
+                .seats
+                .iter()
+                .map(|s| s.as_ref().map(|p| p.id))
+                .chain([None])
+                .collect();
+            let options = game.options_json().to_string();
+            let mut stored = Vec::new();
+            let new = game_to_row(&mut game, 0, options, None).unwrap();
+            let mut row = stored_and_read(&new, &game, &mut stored, usize::MAX);
+            for _ in 0..400 {
+                let read = game_from_row(&row).unwrap();
+                assert_eq!(read, game);
+                for &caller in &callers {
+                    assert_eq!(
+                        read.view_json(caller).unwrap(),
+                        game.view_json(caller).unwrap()
+                    );
+                }
+                let rules = game.rules.as_mut().unwrap();
+                let Some(awaiting) = rules.game().awaiting() else {
+                    break;
+                };
+                let seat = awaiting.seats[0];
+                let moves = rules.game().legal_moves(seat);
+                let mv = moves.choose(&mut rng).cloned().expect("a legal move");
+                rules.game_mut().apply(seat, mv, &mut rng).expect("legal");
+                let finished = records(rules);
+                let changed = changed_row(&mut game, &row).unwrap();
+                assert_eq!(changed.records.len(), finished);
+                assert!(
+                    changed.records[..stored.len()]
+                        .iter()
+                        .all(|r| r.get().is_none())
+                );
+                row = stored_and_read(&changed, &game, &mut stored, usize::MAX);
+            }
+        }
+    }
+
+    /// A Potverteren table read with only its newest settled rounds plays
+    /// on: the round it settles next is written after all of those stored,
+    /// and read back with the newest, it is the table that settled it.
+    #[test]
+    fn a_table_read_with_only_its_newest_rounds_writes_each_round_it_settles_after_them() {
+        let mut game = game_after(
+            GameKind::Potverteren,
+            serde_json::json!({"auto_deal": true, "seats": 5}),
+            |r| records(r) == 5,
+        );
+        let options = game.options_json().to_string();
+        let mut stored = Vec::new();
+        let new = game_to_row(&mut game, 0, options, None).unwrap();
+        let mut row = stored_and_read(&new, &game, &mut stored, 3);
+        let mut rng = StdRng::seed_from_u64(5);
+        for round in 6..=8 {
+            let mut read = game_from_row(&row).unwrap();
+            let Some(Rules::Potverteren(table)) = &read.rules else {
+                panic!("a Potverteren table");
+            };
+            let held: Vec<u32> = table.settled_rounds().iter().map(|r| r.round).collect();
+            assert_eq!(held, (round - 3..round).collect::<Vec<_>>());
+            assert!(
+                table.settled_round(round - 4).is_none(),
+                "left in the store"
+            );
+            play_moves_until(read.rules.as_mut().unwrap(), &mut rng, plays_on, |r| {
+                records(r) == 4
+            });
+            let changed = changed_row(&mut read, &row).unwrap();
+            assert_eq!(changed.records.len(), usize::try_from(round).unwrap());
+            let written: serde_json::Value =
+                serde_json::from_str(changed.records.last().unwrap().get().unwrap()).unwrap();
+            assert_eq!(written["round"], round);
+            row = stored_and_read(&changed, &read, &mut stored, 3);
+            let again = game_from_row(&row).unwrap();
+            let (Some(Rules::Potverteren(read)), Some(Rules::Potverteren(again))) =
+                (&read.rules, &again.rules)
+            else {
+                panic!("Potverteren tables");
+            };
+            assert_eq!(read.settled_rounds()[1..], again.settled_rounds()[..]);
+        }
+    }
 
     /// A read game's fair-deal state is stored again as the text it was
     /// read from while it has not changed, and written anew once it has.
@@ -230,16 +399,15 @@ mod tests {
         let written = changed.fairness.unwrap();
         assert_ne!(written, as_read);
         assert_eq!(
-            serde_json::from_str::<crate::table::fairness::FairDeals>(&written).unwrap(),
+            serde_json::from_str::<FairDeals>(&written).unwrap(),
             read.fairness
         );
     }
 
-    /// The remembered options are those of the text and of the game: the
-    /// same text read for the other game gives that game's options, and a
-    /// second read gives what the first did.
+    /// The options read are those of the text and of the game: the same
+    /// text read for the other game gives that game's options.
     #[test]
-    fn options_read_before_are_those_of_the_text_and_the_game() {
+    fn options_read_are_those_of_the_text_and_the_game() {
         let text = r#"{"hints":true,"turn_seconds":30}"#;
         for _ in 0..2 {
             let (options, table) = stored_options(GameKind::Klaverjassen, text).unwrap();

@@ -7,19 +7,16 @@
 //! into a view, and [`ServerSeed`]'s `Debug` hides it.
 
 use std::fmt;
-use std::sync::LazyLock;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::json_text::JsonText;
 use crate::rules::cards::Card;
 use crate::rules::fairness::{
     DealInputs, Randomness, SeatSeed, Seed, hash_steps, seed_from_hex, to_hex,
 };
-use crate::rules::frozen::Frozen;
 
 /// Rounds per chain at a Potverteren table; the next chain is committed when
 /// the last round of a chain begins.
@@ -85,14 +82,11 @@ pub struct FairDeals {
     chains: Vec<Chain>,
     /// The seat seeds in force, by seat.
     seat_seeds: Vec<Option<SeatSeed>>,
-    /// The seat seeds mixed into each deal begun, deal 1 first. One list
-    /// more with every deal, needed only when a deal begins or is revealed:
-    /// kept as its JSON text and parsed then ([`FairDeals::from_stored`]).
+    /// The seat seeds mixed into each deal begun, deal 1 first.
     #[serde(default)]
-    begun: Frozen<Vec<Vec<Option<SeatSeed>>>>,
+    begun: Vec<Vec<Option<SeatSeed>>>,
     /// Whether the state changed since it was read (a new one has): one
-    /// that has not is stored again as the text it was read from, not
-    /// written anew on every move ([`FairDeals::changed`]).
+    /// that has not need not be written again ([`FairDeals::changed`]).
     #[serde(skip)]
     changed: bool,
 }
@@ -180,57 +174,11 @@ impl FairDeals {
             renews,
             chains: Vec::new(),
             seat_seeds: vec![None; usize::from(seats)],
-            begun: Frozen::default(),
+            begun: Vec::new(),
             changed: true,
         };
         fair.add_chain(rng);
         fair
-    }
-
-    /// The state as stored (`games.fairness`), read without its list of the
-    /// seat seeds of each deal begun, which is kept as its text until a deal
-    /// begins or is revealed. That list grows by one a deal, and parsing
-    /// it cost about 900 instructions a deal on every request, 14,000 at a
-    /// Klaverjassen match's last deal (docs/benchmarks.md, "The stack's
-    /// floor at a move's pace, field names written as they are"). serde
-    /// writes the fields in their declared order, with the list last; a
-    /// text in any other shape is read whole.
-    ///
-    /// # Errors
-    /// When the text is not a fair-deal state.
-    pub fn from_stored(text: &str) -> Result<FairDeals, serde_json::Error> {
-        const BEGUN: &str = ",\"begun\":";
-        // The key occurs once (see below), so the first is the field's own.
-        // A searcher made once: `str::rsplit_once` took 3,000 instructions
-        // here, and so did memchr's `rfind`, which makes one each call.
-        static FIND: LazyLock<memchr::memmem::Finder<'static>> =
-            LazyLock::new(|| memchr::memmem::Finder::new(BEGUN));
-        let Some((head, list)) = text
-            .strip_suffix('}')
-            .and_then(|inner| {
-                let at = FIND.find(inner.as_bytes())?;
-                Some((&inner[..at], &inner[at + BEGUN.len()..]))
-            })
-            .filter(|(head, list)| {
-                head.starts_with('{') && list.starts_with('[') && list.ends_with(']')
-            })
-        else {
-            return serde_json::from_str(text);
-        };
-        let mut object = String::with_capacity(head.len() + 1);
-        object.push_str(head);
-        object.push('}');
-        let mut fair: FairDeals = serde_json::from_str(&object)?;
-        // SAFETY: `list` is the last field's value as this service's
-        // serde_json wrote it (only `http::record::game_to_row` writes the
-        // stored state): one compact JSON array. No text before it or in it
-        // holds the key (the other keys are fixed, every string is hex), so
-        // the search found the field's own key. The same trust as the
-        // finished records' text (`store::games::stored_record`); debug
-        // builds check it.
-        let list = unsafe { JsonText::from_str_unchecked(list) };
-        fair.begun = Frozen::from_text(list);
-        Ok(fair)
     }
 
     fn add_chain<R: Rng + ?Sized>(&mut self, rng: &mut R) {
@@ -309,8 +257,6 @@ impl FairDeals {
     pub fn reveal(&self, deal: u32) -> Option<Revealed> {
         let seat_seeds = self
             .begun
-            .get()
-            .ok()?
             .get(usize::try_from(deal.checked_sub(1)?).ok()?)?;
         Some(Revealed {
             deal,
@@ -352,11 +298,8 @@ impl Draws<'_> {
     fn with_inputs<T>(&mut self, deal: u32, draw: impl FnOnce(DealInputs<'_>) -> T) -> T {
         let index = (deal.max(1) - 1) as usize;
         if self.fair.begun.len() <= index {
-            let in_force = &self.fair.seat_seeds;
-            self.fair
-                .begun
-                .update(|begun| begun.resize(index + 1, in_force.clone()))
-                .expect("the deals begun read as the lists they were written from");
+            let in_force = self.fair.seat_seeds.clone();
+            self.fair.begun.resize(index + 1, in_force);
             self.fair.changed = true;
         }
         let server_seed = self
@@ -454,10 +397,10 @@ mod tests {
         fair
     }
 
-    /// Read from its stored text, a state is the one read whole: the deals
-    /// begun are kept as text, and reveal and write back what they held.
+    /// Read back from its stored text, a state is the one written: it
+    /// reveals and writes back what it held, and has not changed.
     #[test]
-    fn a_state_read_from_its_stored_text_is_the_state_read_whole() {
+    fn a_state_read_from_its_stored_text_is_the_state_written() {
         for fair in [
             played(0, 16, false, 5),
             played(1, 16, false, 6),
@@ -465,10 +408,7 @@ mod tests {
             played(9, 4, true, 8),
         ] {
             let text = serde_json::to_string(&fair).unwrap();
-            let read = FairDeals::from_stored(&text).unwrap();
-            let whole: FairDeals = serde_json::from_str(&text).unwrap();
-            assert!(read.begun.parsed().is_none(), "kept as text: {text}");
-            assert_eq!(read, whole);
+            let read = serde_json::from_str::<FairDeals>(&text).unwrap();
             assert_eq!(read, fair);
             assert!(!read.changed());
             assert_eq!(serde_json::to_string(&read).unwrap(), text);
@@ -479,9 +419,9 @@ mod tests {
     }
 
     /// A text in another shape than the one this service writes (the list
-    /// not last, or with space) is read whole, to the same state.
+    /// not last, or with space) reads as the same state.
     #[test]
-    fn a_state_stored_in_another_shape_is_read_whole() {
+    fn a_state_stored_in_another_shape_reads_as_the_same_state() {
         let fair = played(3, 16, false, 9);
         // serde_json's own map sorts the keys: `begun` comes first.
         let sorted = serde_json::to_string(&serde_json::to_value(&fair).unwrap()).unwrap();
@@ -492,12 +432,12 @@ mod tests {
             pretty,
             format!(" {} ", serde_json::to_string(&fair).unwrap()),
         ] {
-            let read = FairDeals::from_stored(&text).unwrap();
+            let read = serde_json::from_str::<FairDeals>(&text).unwrap();
             assert_eq!(read, fair, "{text}");
             assert_eq!(read.reveal(3), fair.reveal(3));
         }
-        assert!(FairDeals::from_stored("{\"chain_length\":16}").is_err());
-        assert!(FairDeals::from_stored("{\"begun\":[]}").is_err());
+        assert!(serde_json::from_str::<FairDeals>("{\"chain_length\":16}").is_err());
+        assert!(serde_json::from_str::<FairDeals>("{\"begun\":[]}").is_err());
     }
 
     /// A chain's top seed reads from 64 hex characters in either case, and
@@ -508,13 +448,13 @@ mod tests {
         let text = serde_json::to_string(&fair).unwrap();
         let top = to_hex(&fair.chains[0].top.0);
         let upper = text.replace(&top, &top.to_uppercase());
-        assert_eq!(FairDeals::from_stored(&upper).unwrap(), fair);
+        assert_eq!(serde_json::from_str::<FairDeals>(&upper).unwrap(), fair);
         for bad in [&top[1..], &format!("{}g", &top[1..]), ""] {
             let text = text.replace(&top, bad);
-            assert!(FairDeals::from_stored(&text).is_err(), "{bad:?}");
+            assert!(serde_json::from_str::<FairDeals>(&text).is_err(), "{bad:?}");
         }
         let number = text.replace(&format!("\"{top}\""), "7");
-        assert!(FairDeals::from_stored(&number).is_err());
+        assert!(serde_json::from_str::<FairDeals>(&number).is_err());
     }
 
     /// A deal begun after the state was read from its text adds its seat
@@ -524,7 +464,7 @@ mod tests {
     fn a_deal_begun_after_a_read_from_the_stored_text_adds_to_the_list() {
         let fair = played(2, 16, false, 10);
         let text = serde_json::to_string(&fair).unwrap();
-        let mut read = FairDeals::from_stored(&text).unwrap();
+        let mut read = serde_json::from_str::<FairDeals>(&text).unwrap();
         read.set_seat_seed(4, Some(SeatSeed::parse("beef").unwrap()));
         begin(&mut read, 3);
         assert!(read.changed());
@@ -536,7 +476,7 @@ mod tests {
             "the seeds in force at its first draw"
         );
         let written = serde_json::to_string(&read).unwrap();
-        assert_eq!(FairDeals::from_stored(&written).unwrap(), read);
+        assert_eq!(serde_json::from_str::<FairDeals>(&written).unwrap(), read);
         assert_eq!(serde_json::from_str::<FairDeals>(&written).unwrap(), read);
     }
 

@@ -7,15 +7,9 @@ use uuid::Uuid;
 
 use super::Level;
 use super::fairness::FairnessView;
-use super::{Game, GameKind, Move, Options, Rules, RulesView, SeatedPlayer, Status, TableOptions};
+use super::{Game, GameKind, Move, Options, RulesView, SeatedPlayer, Status, TableOptions};
 use crate::rules::cards::{Card, Suit};
 use crate::rules::{Action, Seat, klaverjassen, potverteren};
-
-/// What a view holds beside its finished records, at most, in bytes, as
-/// far as the tests and the load generator have seen (a Klaverjassen view
-/// in the review, with its eight tricks, is 2.8 KB; a full Potverteren
-/// table 1.4 KB: `a_views_json_is_the_view_written_into_a_buffer_that_holds_it`).
-pub(super) const VIEW_BYTES_BESIDE_RECORDS: usize = 4096;
 
 /// A seat and who sits in it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -462,27 +456,19 @@ impl Game {
         self.view_of_seat(caller.and_then(|p| self.seat_of(p)))
     }
 
-    /// [`Game::view_for`] as JSON, written into a buffer sized for it up
-    /// front: the finished records it carries as they are, and
-    /// [`VIEW_BYTES_BESIDE_RECORDS`] for the rest, so that a long match's
-    /// view (up to 27 KB) is not copied again at every doubling.
+    /// [`Game::view_for`] as JSON.
     pub fn view_json(&self, caller: Option<Uuid>) -> serde_json::Result<Vec<u8>> {
-        let mut json = Vec::new();
-        self.write_view_json(caller, &mut json)?;
-        Ok(json)
+        serde_json::to_vec(&self.view_for(caller))
     }
 
     /// [`Game::view_json`] added to the end of `out` (an event stream's
-    /// frame, say), with room made for it first.
+    /// frame, say).
     pub fn write_view_json(
         &self,
         caller: Option<Uuid>,
         out: &mut Vec<u8>,
     ) -> serde_json::Result<()> {
-        let records = self.rules.as_ref().map_or(0, Rules::records_len);
-        out.reserve(records + VIEW_BYTES_BESIDE_RECORDS);
-        // As serde_json writes it, field names copied as they are.
-        crate::json_write::to_writer(out, &self.view_for(caller))
+        serde_json::to_writer(out, &self.view_for(caller))
     }
 
     /// The game as `seat` may see it (`None`: a spectator): what a person in

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use kaarttafel::clock::{Clock, ManualClock};
 use kaarttafel::jobs::cleanup::{Policy, run_if_free};
-use kaarttafel::json_text::JsonText;
+use kaarttafel::store::games::RecordJson;
 use kaarttafel::store::idempotency::{self, Recorded, StoredResponse, TTL_MICROS};
 use kaarttafel::store::{Store, cleanup, events, games, players};
 use reqwest::{Method, StatusCode};
@@ -335,7 +335,7 @@ async fn a_locked_read_that_waited_for_a_finished_deal_gets_every_record(db: Db)
     let state = |a: u8| format!(r#"{{"klaverjassen":{{"a":{a}}}}}"#);
     let records = |n: u8| {
         (1..=n)
-            .map(|n| JsonText::from_string(format!(r#"{{"n":{n}}}"#)).unwrap())
+            .map(|n| RecordJson::from_string(format!(r#"{{"n":{n}}}"#)).unwrap())
             .collect::<Vec<_>>()
     };
     let row = games::GameRow {
@@ -524,7 +524,7 @@ async fn a_change_written_alone_whose_event_fails_writes_nothing(db: Db) {
     let (mut fourth, fourth_event) = test_change(&third, 5);
     fourth
         .records
-        .push(JsonText::from_string("{}".into()).unwrap());
+        .push(RecordJson::from_string("{}".into()).unwrap());
     assert!(write(&fourth, &fourth_event).await.is_err());
     assert_eq!(stored_change(&store, read.id).await.0, 3);
 }

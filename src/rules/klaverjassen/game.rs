@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::rules::cards::{Card, Suit};
 use crate::rules::fairness::Randomness;
-use crate::rules::frozen::{Frozen, FrozenRecords};
+use crate::rules::records::FinishedRecords;
 use crate::rules::{Action, Awaiting, Seat};
 
 use super::cardset::{CardSet, StoredCards, card_at, card_index};
@@ -331,21 +331,21 @@ pub struct Match {
     pub(super) phase: Phase,
     pub(super) deal: DealState,
     /// Left out when empty: the store keeps the rows apart and writes the
-    /// rest without them (`FrozenRecords`).
+    /// rest without them ([`FinishedRecords`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(super) sheet: Vec<Frozen<DealRecord>>,
+    pub(super) sheet: Vec<DealRecord>,
     pub(super) totals: ByTeam<i32>,
 }
 
-impl FrozenRecords for Match {
+impl FinishedRecords for Match {
     type Record = DealRecord;
 
-    fn frozen_records(&mut self) -> &mut Vec<Frozen<DealRecord>> {
-        &mut self.sheet
+    fn finished_records(&self) -> &[DealRecord] {
+        &self.sheet
     }
 
-    fn records(&self) -> &[Frozen<DealRecord>] {
-        &self.sheet
+    fn finished_records_mut(&mut self) -> &mut Vec<DealRecord> {
+        &mut self.sheet
     }
 }
 
@@ -478,7 +478,7 @@ impl Match {
     }
 
     /// The score sheet: one row per finished deal.
-    pub fn deals(&self) -> &[Frozen<DealRecord>] {
+    pub fn deals(&self) -> &[DealRecord] {
         &self.sheet
     }
 
@@ -853,7 +853,7 @@ impl Match {
             .zip(1..)
             .map(|(trick, number)| trick.completed(number))
             .collect();
-        self.sheet.push(Frozen::new(DealRecord {
+        self.sheet.push(DealRecord {
             number: self.deal_number,
             dealer: self.dealer,
             trump: deal.trump.expect("trump is named before a deal can end"),
@@ -869,7 +869,7 @@ impl Match {
             revokes: deal.revokes,
             server_seed: None,
             seat_seeds: Vec::new(),
-        }));
+        });
         self.totals.a += score.a;
         self.totals.b += score.b;
         if self.deal_number >= self.options.deals {

@@ -5,7 +5,6 @@ use serde::Serialize;
 
 use crate::rules::Seat;
 use crate::rules::cards::Suit;
-use crate::rules::frozen::Frozen;
 
 use super::cardset::CardSet;
 use super::game::{Match, Phase};
@@ -66,8 +65,7 @@ pub struct View {
     /// Roem each team has made in the deal in progress.
     pub roem: ByTeam<i32>,
     /// The score sheet: one row per finished deal, with its full history.
-    #[schema(value_type = Vec<DealRecord>)]
-    pub deals: Vec<Frozen<DealRecord>>,
+    pub deals: Vec<DealRecord>,
     /// Each team's match total.
     pub totals: ByTeam<i32>,
 }

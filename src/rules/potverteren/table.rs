@@ -11,7 +11,7 @@ use super::moves::{MAX_BID, Move, MoveError};
 use super::options::{Options, Variant};
 use super::settlement::{PotParts, RevealedHand, RoundResult, settle};
 use crate::rules::fairness::Randomness;
-use crate::rules::frozen::{Frozen, FrozenRecords};
+use crate::rules::records::FinishedRecords;
 use crate::rules::{Action, Awaiting, Seat};
 
 /// A Potverteren table, from the moment it is full until the host ends it.
@@ -32,21 +32,23 @@ pub struct Table {
     pub(super) previous_pothouder: Option<Seat>,
     /// Balances and pot as the round in progress began.
     pub(super) round_start: RoundStart,
-    /// Left out when empty: the store keeps the settled rounds apart and
-    /// writes the rest without them (`FrozenRecords`).
+    /// The settled rounds held, oldest first: every one, or the latest
+    /// when the table was read back without the older ones. Left out when
+    /// empty: the store keeps the settled rounds apart and writes the rest
+    /// without them ([`FinishedRecords`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(super) history: Vec<Frozen<RoundResult>>,
+    pub(super) history: Vec<RoundResult>,
 }
 
-impl FrozenRecords for Table {
+impl FinishedRecords for Table {
     type Record = RoundResult;
 
-    fn frozen_records(&mut self) -> &mut Vec<Frozen<RoundResult>> {
-        &mut self.history
+    fn finished_records(&self) -> &[RoundResult] {
+        &self.history
     }
 
-    fn records(&self) -> &[Frozen<RoundResult>] {
-        &self.history
+    fn finished_records_mut(&mut self) -> &mut Vec<RoundResult> {
+        &mut self.history
     }
 }
 
@@ -161,15 +163,22 @@ impl Table {
         }
     }
 
-    /// Every settled round, oldest first.
-    pub fn settled_rounds(&self) -> &[Frozen<RoundResult>] {
+    /// The settled rounds held, oldest first: every one, or the latest
+    /// when the table was read back without the older ones.
+    pub fn settled_rounds(&self) -> &[RoundResult] {
         &self.history
     }
 
-    /// The public record of settled round `round`, if it has been settled.
+    /// The public record of settled round `round`, if it has been settled
+    /// and is held ([`Table::settled_rounds`]).
     pub fn settled_round(&self, round: u32) -> Option<&RoundResult> {
-        let index = usize::try_from(round.checked_sub(1)?).ok()?;
-        self.history.get(index).map(|result| &**result)
+        // Rounds are settled in order, each once: the held ones are a run
+        // of consecutive numbers ending at the last settled.
+        let first = self.history.first()?.round;
+        let index = usize::try_from(round.checked_sub(first)?).ok()?;
+        self.history
+            .get(index)
+            .filter(|result| result.round == round)
     }
 
     /// Who the table waits for, and for what; `None` once finished. Never
@@ -445,7 +454,7 @@ impl Table {
             .zip(&self.round_start.balances)
             .map(|(now, before)| now - before)
             .collect();
-        self.history.push(Frozen::new(RoundResult {
+        self.history.push(RoundResult {
             round: self.round,
             pothouder,
             bid,
@@ -456,7 +465,7 @@ impl Table {
             pot_before: self.round_start.pot,
             pot_after: self.pot,
             balance_changes,
-        }));
+        });
         self.previous_pothouder = Some(pothouder);
     }
 

@@ -209,7 +209,7 @@ impl Table {
             balances: self.balances.clone(),
             auction,
             hands,
-            last_round: self.history.last().map(|result| LastRound::from(&**result)),
+            last_round: self.history.last().map(LastRound::from),
         }
     }
 }
