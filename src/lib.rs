@@ -2,12 +2,13 @@
 //! Potverteren.
 //!
 //! Dependencies point one way: `http` → `app`, `jobs` → `store`, `ai`,
-//! `auth`, `notify`, `metrics` → `table` → `rules`. `rules` holds the pure
-//! rules, `ai` the computer players on them, `table` the table around them,
-//! `store` all SQL, `app` the use cases, `jobs` the scheduler and clean-up,
-//! `http` all routes.
+//! `api`, `auth`, `notify`, `metrics` → `table` → `rules`. `rules` holds the
+//! pure rules, `ai` the computer players on them, `table` the table around
+//! them, `api` the JSON contract rendered from them, `store` all SQL, `app`
+//! the use cases, `jobs` the scheduler and clean-up, `http` all routes.
 
 pub mod ai;
+pub mod api;
 pub mod app;
 pub mod auth;
 pub mod clock;

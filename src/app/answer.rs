@@ -42,8 +42,7 @@ impl Answer {
         caller: Uuid,
         location: Option<String>,
     ) -> Result<Answer, Error> {
-        let body = game
-            .view_json(Some(caller))
+        let body = crate::api::game::view_json(game, Some(caller))
             .map_err(|e| Error::Internal(e.to_string()))?;
         let mut headers = Vec::with_capacity(2);
         if let Some(location) = location {

@@ -9,12 +9,12 @@ use super::error::Error;
 use super::friends::release_reservations;
 use super::idempotency::{Keyed, replay};
 use super::seats::join;
+use crate::api::game::GameSummary;
 use crate::rules::Seat;
 use crate::store::friends as store;
 use crate::store::games;
 use crate::store::record::game_from_row;
 use crate::table::friends::normalise_code;
-use crate::table::view::GameSummary;
 use crate::table::{Game, Status};
 
 /// What an invite code shows before taking a seat.
@@ -68,7 +68,7 @@ pub async fn show(app: &App, caller: Uuid, code: &str) -> Result<Invitation, Err
         .map(Seat)
         .collect();
     Ok(Invitation {
-        table: game.summary(),
+        table: GameSummary::from(&game),
         host_name,
         free_seats,
     })

@@ -8,11 +8,11 @@ use super::context::App;
 use super::error::Error;
 use super::idempotency::{self, Keyed, commit_answer, replay};
 use super::new_table::{room_for_a_new_table, seat_bot, seated_player, store_new_table};
+use crate::api::game::GameSummary;
 use crate::store::games::{self, Cursor, GameRow};
 use crate::store::players;
 use crate::store::record::{game_from_row, system_rng};
 use crate::table::Level;
-use crate::table::view::GameSummary;
 use crate::table::{Game, GameKind, TableOptions};
 
 /// A new table as its host asks for it.
@@ -128,7 +128,7 @@ impl PageQuery {
             .flatten();
         let items = rows
             .iter()
-            .map(|row| game_from_row(row).map(|g| g.summary()))
+            .map(|row| game_from_row(row).map(|g| GameSummary::from(&g)))
             .collect::<Result<_, _>>()?;
         Ok(Listing { items, next_cursor })
     }

@@ -12,9 +12,9 @@ use super::extract::AuthPlayer;
 use super::problems::{IfMatchFailed, KeyRefused, NoSuchGame, Unauthenticated};
 use super::request::{self, IdempotencyKey};
 use super::state::AppState;
+use crate::api::game::GameView;
 use crate::app::seats;
 use crate::table::Level;
-use crate::table::view::GameView;
 
 /// A computer player to seat.
 #[derive(Deserialize, Serialize, ToSchema)]
@@ -25,6 +25,7 @@ pub struct NewBot {
     pub seat: Option<u8>,
     /// How strong it plays: `basic`, or `strong` (the exact-solver player at
     /// Klaverjassen, its own search at Potverteren: docs/bots.md).
+    #[schema(value_type = crate::api::game::Level)]
     pub level: Level,
 }
 

@@ -15,10 +15,10 @@ use super::problems::{
 };
 use super::request::{self, IdempotencyKey};
 use super::state::AppState;
+use crate::api::game::{GameSummary, GameView};
 use crate::app::{invites, matchmaking};
 use crate::rules::Seat;
 use crate::table::GameKind;
-use crate::table::view::{GameSummary, GameView};
 
 /// What an invite code shows before taking a seat.
 #[derive(Serialize, ToSchema)]
@@ -29,6 +29,7 @@ pub struct Invite {
     #[schema(example = "Anne")]
     pub host_name: String,
     /// The seats still free for the caller.
+    #[schema(value_type = Vec<crate::api::cards::Seat>)]
     pub free_seats: Vec<Seat>,
 }
 
@@ -102,11 +103,12 @@ pub async fn accept_invite(
 #[schema(example = json!({"game": "klaverjassen", "options": {"deals": 16}}))]
 pub struct QuickMatch {
     /// Which game.
+    #[schema(value_type = crate::api::game::GameKind)]
     pub game: GameKind,
     /// The options the table must have; an option left out matches any
     /// value. A new table gets these (and the defaults for the rest).
     /// `private` is not allowed: matchmaking only finds public tables.
-    #[schema(value_type = Option<crate::table::view::NewOptionsSchema>)]
+    #[schema(value_type = Option<crate::api::options::NewOptionsSchema>)]
     pub options: Option<serde_json::Value>,
 }
 

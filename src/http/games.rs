@@ -13,13 +13,14 @@ use super::page::Page;
 use super::problems::{IfMatchFailed, KeyRefused, NoSuchGame, Unauthenticated};
 use super::request::{self, IdempotencyKey, IfMatch};
 use super::state::AppState;
+use crate::api::game::{GameSummary, GameView};
+use crate::api::moves::MoveSchema;
 use crate::app::answer::{Answer, OK, etag, etag_listed};
 use crate::app::change::Caller;
 use crate::app::tables::{self, NewTable, PageQuery};
 use crate::app::{play, read, seats};
 use crate::table::GameKind;
 use crate::table::Level;
-use crate::table::view::{GameSummary, GameView, MoveSchema};
 
 /// A new table. Its schema in the document is [`NewGameSchema`]: one shape
 /// per game, each with that game's options only.
@@ -108,7 +109,7 @@ impl ToSchema for NewGameSchema {
             }));
             schemas.push((name.to_owned(), shape));
         }
-        <crate::table::view::NewOptionsSchema as ToSchema>::schemas(schemas);
+        <crate::api::options::NewOptionsSchema as ToSchema>::schemas(schemas);
         schemas.push((BotSeat::name().into(), BotSeat::schema()));
         <BotSeat as ToSchema>::schemas(schemas);
     }
@@ -124,6 +125,7 @@ pub struct BotSeat {
     pub seat: Option<u8>,
     /// How strong it plays: `basic`, or `strong` (the exact-solver player at
     /// Klaverjassen, its own search at Potverteren: docs/bots.md).
+    #[schema(value_type = crate::api::game::Level)]
     pub level: Level,
 }
 
@@ -169,6 +171,7 @@ pub async fn create_game(
 #[serde(deny_unknown_fields)]
 pub struct LobbyQuery {
     /// Only tables of this game.
+    #[param(value_type = Option<crate::api::game::GameKind>)]
     pub game: Option<GameKind>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,

@@ -13,11 +13,11 @@ use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::problems::{NoSuchGame, Unauthenticated};
 use super::state::AppState;
+use crate::api::moves::MoveSchema;
 use crate::app::hints;
 use crate::rules::Seat;
 use crate::rules::cards::Card;
 use crate::table::Move;
-use crate::table::view::MoveSchema;
 
 /// A move and what it is estimated to be worth.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
@@ -100,8 +100,10 @@ pub struct CardAnalysis {
     #[schema(example = 1)]
     pub trick: u8,
     /// The seat that played the card.
+    #[schema(value_type = crate::api::cards::Seat)]
     pub seat: Seat,
     /// The card.
+    #[schema(value_type = crate::api::cards::Card)]
     pub card: Card,
     /// The value before the card: the final score difference, team A minus
     /// team B, under best play by both teams from there.

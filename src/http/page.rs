@@ -3,8 +3,8 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::api::game::GameSummary;
 use crate::app::tables::Listing;
-use crate::table::view::GameSummary;
 
 /// A page of a listing.
 #[derive(Serialize, ToSchema)]

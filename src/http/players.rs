@@ -11,9 +11,9 @@ use super::extract::AuthPlayer;
 use super::page::Page;
 use super::problems::Unauthenticated;
 use super::state::AppState;
+use crate::api::game::GameSummary;
 use crate::app::players::{self, Issued};
 use crate::app::tables::{self, PageQuery};
-use crate::table::view::GameSummary;
 
 /// A new guest player.
 #[derive(Deserialize, ToSchema)]

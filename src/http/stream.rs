@@ -44,7 +44,8 @@ impl Stream {
                 // could not be written).
                 let mut event = format!("id: {}\nevent: view\ndata: ", game.version).into_bytes();
                 let data = event.len();
-                if game.write_view_json(Some(self.caller), &mut event).is_err() {
+                if crate::api::game::write_view_json(&game, Some(self.caller), &mut event).is_err()
+                {
                     event.truncate(data);
                 }
                 event.extend_from_slice(b"\n\n");

@@ -287,8 +287,8 @@ mod tests {
                 assert_eq!(read, game);
                 for &caller in &callers {
                     assert_eq!(
-                        read.view_json(caller).unwrap(),
-                        game.view_json(caller).unwrap()
+                        serde_json::to_vec(&read.view_for(caller)).unwrap(),
+                        serde_json::to_vec(&game.view_for(caller)).unwrap()
                     );
                 }
                 let rules = game.rules.as_mut().unwrap();
