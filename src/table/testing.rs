@@ -37,6 +37,21 @@ pub(crate) fn game_after(
     chosen: serde_json::Value,
     done: impl Fn(&Rules) -> bool,
 ) -> Game {
+    let no_revoke_report_nor_take_back = |mv: &Move| {
+        let kind = serde_json::to_value(mv).unwrap()["type"].clone();
+        kind != "report_revoke" && kind != "take_back"
+    };
+    game_after_keeping(kind, chosen, no_revoke_report_nor_take_back, done)
+}
+
+/// A game of `kind` with every seat taken, its rules played on with
+/// random legal moves that `keep` lets through until `done` holds.
+pub(crate) fn game_after_keeping(
+    kind: GameKind,
+    chosen: serde_json::Value,
+    keep: impl Fn(&Move) -> bool,
+    done: impl Fn(&Rules) -> bool,
+) -> Game {
     let mut rng = StdRng::seed_from_u64(11);
     let (options, table) = TableOptions::parse_with(kind, Some(chosen)).unwrap();
     let player = |i: u8| SeatedPlayer {
@@ -61,10 +76,6 @@ pub(crate) fn game_after(
         .rules
         .as_mut()
         .expect("started once every seat is taken");
-    let no_revoke_report_nor_take_back = |mv: &Move| {
-        let kind = serde_json::to_value(mv).unwrap()["type"].clone();
-        kind != "report_revoke" && kind != "take_back"
-    };
-    play_moves_until(rules, &mut rng, no_revoke_report_nor_take_back, done);
+    play_moves_until(rules, &mut rng, keep, done);
     game
 }
