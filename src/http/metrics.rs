@@ -95,7 +95,7 @@ pub struct RequestMetricsService<S> {
     /// request's are found in a map of this worker's own, without the lock
     /// the families take on every look-up. As many as the families hold,
     /// whose label sets are bounded.
-    handles: Rc<RefCell<HashMap<RequestLabels, RequestHandles, foldhash::fast::RandomState>>>,
+    handles: Rc<RefCell<HashMap<RequestLabels, RequestHandles>>>,
 }
 
 impl<S, B> Service<ServiceRequest> for RequestMetricsService<S>
