@@ -80,7 +80,7 @@ const LEEWAY: u64 = 5;
 const VERIFIED_MAX: usize = 4096;
 
 /// Verified tokens, with who they name and their `exp` ([`Tokens`]).
-type Verified = HashMap<String, (Identity, i64), foldhash::fast::RandomState>;
+type Verified = HashMap<String, (Identity, i64)>;
 
 /// Issues and verifies tokens.
 #[derive(Clone)]
@@ -103,13 +103,6 @@ pub struct Tokens {
     /// audience are fixed while the instance runs, so its tokens' checks
     /// do not change either, and they cost the most: an ES256 or RS256
     /// signature, where ours is an HMAC.
-    ///
-    /// Hashed with foldhash, seeded per process: std's SipHash took 1,800
-    /// instructions a request on a token of ours (docs/benchmarks.md, "The
-    /// stack's floor at a move's pace, field names written as they are").
-    /// Its lesser resistance to chosen collisions does not matter here:
-    /// only tokens whose signature checked are ever put in, and their
-    /// signatures are not anyone's to choose.
     verified: Arc<Mutex<Verified>>,
 }
 

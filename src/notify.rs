@@ -7,8 +7,7 @@
 //! The `LISTEN` connection is open only while this instance has waiters (and
 //! for [`LISTEN_GRACE`] after the last one left): an instance that only
 //! answers requests would otherwise be sent, and parse, every change made
-//! anywhere, for nobody (docs/benchmarks.md, "LISTEN only while someone
-//! waits"). A waiter's first read comes after the listener is listening, so
+//! anywhere, for nobody. A waiter's first read comes after the listener is listening, so
 //! it misses no change of another instance.
 
 use std::collections::HashMap;

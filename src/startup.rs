@@ -15,10 +15,13 @@ use utoipa_swagger_ui::{Config, SwaggerUi};
 use crate::auth::{Tokens, generate_secret};
 use crate::config::Settings;
 use crate::http::limits::{Limiter, rate_limit};
-use crate::http::metrics::{Metrics, RequestMetrics};
+use crate::http::metrics::RequestMetrics;
 use crate::http::proxy::{RequestSpan, TrustedProxies};
+use crate::http::state::AppState;
 use crate::http::timeout::{BodyTimeout, body_deadline};
-use crate::http::{self, AppState, extract};
+use crate::http::{self, extract};
+use crate::jobs;
+use crate::metrics::Metrics;
 use crate::notify::Notifier;
 use crate::store::{Store, listen, settings};
 
@@ -132,21 +135,26 @@ impl Application {
         if let Some(url) = store.postgres_url() {
             tokio::spawn(listen::run(url.to_owned(), Arc::clone(&notifier)));
         }
-        let state = web::Data::new(AppState {
+        let app = crate::app::context::App {
             store: store.clone(),
             tokens,
             metrics: Arc::new(Metrics::default()),
             notifier: Arc::clone(&notifier),
-            sse_keep_alive: settings.sse_keep_alive,
-            path_prefix: settings.path_prefix.clone(),
             clock,
-            streams: Arc::default(),
-        });
-        tokio::spawn(http::scheduler::run(state.clone()));
-        tokio::spawn(http::cleanup::run(
-            state.clone(),
-            http::cleanup::Policy::new(settings.token_ttl),
+            path_prefix: settings.path_prefix.clone(),
+        };
+        tokio::spawn(jobs::scheduler::run(app.clone()));
+        tokio::spawn(jobs::cleanup::run(
+            app.clone(),
+            jobs::cleanup::Policy::new(settings.token_ttl),
         ));
+        let state = AppState {
+            app,
+            sse_keep_alive: settings.sse_keep_alive,
+            streams: Arc::default(),
+        };
+        // Shared by the workers' factories, which each make their own.
+        let state = Arc::new(state);
         let origins = settings.cors_allowed_origins.clone();
         let listener = TcpListener::bind((settings.host, settings.port)).map_err(|source| {
             StartError::Bind {
@@ -157,11 +165,8 @@ impl Application {
         let port = listener.local_addr()?.port();
         let prefix = settings.path_prefix.clone();
         // The OpenAPI document is built and serialised once per process; the
-        // workers share its bytes. (Each worker used to build the utoipa app
-        // and keep its own copy of the document: about 2.3 MB of small
-        // allocations per copy, five copies with two workers, 7.5 MB of idle
-        // RSS per worker; docs/benchmarks.md, "Idle RSS: the OpenAPI
-        // document built once".)
+        // workers share its bytes, where a document per worker would cost
+        // each worker megabytes of memory it never needs.
         let api = http::openapi_served_at(&prefix);
         http::fallback::learn_routes(&api);
         let spec = web::Bytes::from(serde_json::to_vec(&api).map_err(std::io::Error::other)?);
@@ -177,7 +182,7 @@ impl Application {
             let spec_url = format!("{prefix}/openapi.json");
             let docs_prefix = prefix.clone();
             let api = web::scope(&prefix)
-                .configure(http::serve_routes)
+                .configure(http::routes::serve_routes)
                 .route(
                     "/openapi.json",
                     web::get().to(move || {
@@ -213,7 +218,7 @@ impl Application {
                 .wrap(from_fn(body_deadline))
                 .wrap(from_fn(rate_limit))
                 .wrap(Condition::new(!origins.is_empty(), cors(&origins)))
-                .wrap(RequestMetrics(Arc::clone(&state.metrics)))
+                .wrap(RequestMetrics(Arc::clone(&state.app.metrics)))
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .default_service(web::to(http::fallback::no_route))
         })

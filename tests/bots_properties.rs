@@ -3,7 +3,7 @@
 //! seat's view alone.
 
 use kaarttafel::ai::{RandomPlayer, decide};
-use kaarttafel::http::scheduler::computer_move;
+use kaarttafel::app::play::computer_move;
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::klaverjassen::{CardSet, Match};
 use kaarttafel::table::{

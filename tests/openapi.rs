@@ -128,7 +128,7 @@ fn the_documents_limits_are_the_ones_the_server_enforces() {
         let key = parameter(path, method, "Idempotency-Key");
         assert_eq!(
             key["maxLength"],
-            kaarttafel::http::change::IDEMPOTENCY_KEY_MAX,
+            kaarttafel::app::idempotency::KEY_MAX,
             "{path}"
         );
         assert_eq!(key["minLength"], 1);
@@ -136,7 +136,7 @@ fn the_documents_limits_are_the_ones_the_server_enforces() {
     let timeout = parameter("/v1/games/{id}", "get", "timeout_s");
     assert_eq!(
         timeout["maximum"],
-        kaarttafel::http::games::LONG_POLL_MAX_SECONDS
+        kaarttafel::app::read::LONG_POLL_MAX_SECONDS
     );
     assert_eq!(
         parameter("/v1/games/{id}", "get", "wait_for_version")["minimum"],
@@ -151,7 +151,7 @@ fn the_documents_limits_are_the_ones_the_server_enforces() {
         0
     );
     let name = &doc["components"]["schemas"]["NewPlayer"]["properties"]["name"];
-    assert_eq!(name["maxLength"], kaarttafel::http::players::NAME_MAX);
+    assert_eq!(name["maxLength"], kaarttafel::app::players::NAME_MAX);
 }
 
 #[test]

@@ -9,6 +9,7 @@ so `use` lines and paths written out in place both count. Inside a layer,
 must have no cycle either.
 
 Usage: python3 tools/check_layers.py [SRC_DIR]   (default: src)
+       python3 tools/check_layers.py --self-test  (it catches what it should)
 """
 
 import os
@@ -115,7 +116,45 @@ def strongly_connected(graph):
     return found
 
 
+def self_test():
+    """Runs the check on small trees: a use pointing up, a cycle of files,
+    a use hidden in a comment, and a clean tree."""
+    import subprocess
+    import tempfile
+
+    cases = {
+        "a use pointing up": ({"rules/mod.rs": "use crate::table::Game;\n", "table/mod.rs": ""}, 1),
+        "a cycle of files": (
+            {
+                "app/mod.rs": "pub mod a;\npub mod b;\n",
+                "app/a.rs": "use super::b::x;\n",
+                "app/b.rs": "use crate::app::a::y;\n",
+            },
+            1,
+        ),
+        "a use in a comment only": ({"rules/mod.rs": "// see crate::table\n", "table/mod.rs": ""}, 0),
+        "uses pointing down": ({"table/mod.rs": "use crate::rules::Seat;\n", "rules/mod.rs": ""}, 0),
+    }
+    failed = 0
+    for name, (files, expected) in cases.items():
+        with tempfile.TemporaryDirectory() as root:
+            for rel, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+                with open(os.path.join(root, rel), "w", encoding="utf-8") as out:
+                    out.write(text)
+            got = subprocess.run(
+                [sys.executable, __file__, root], capture_output=True, check=False
+            ).returncode
+        if got != expected:
+            print(f"self-test: {name}: exit {got}, expected {expected}")
+            failed += 1
+    print(f"{len(cases) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     src = sys.argv[1] if len(sys.argv) > 1 else "src"
     problems = []
     graph = {}

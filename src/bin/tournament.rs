@@ -25,7 +25,7 @@
 use kaarttafel::ai::klaverjassen::StrongPlayer;
 use kaarttafel::ai::klaverjassen::strong::Budget;
 use kaarttafel::ai::{Player, Players, RandomPlayer};
-use kaarttafel::http::scheduler::player_for;
+use kaarttafel::app::play::player_for;
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::klaverjassen::{self, Match, Team};
 use kaarttafel::table::{

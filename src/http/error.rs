@@ -7,6 +7,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::app::error::Error;
 use crate::auth::TokenError;
 
 /// The `Retry-After` of a 503 `database_unavailable`, in seconds.
@@ -36,7 +37,7 @@ pub struct Problem {
     pub code: String,
     /// For a refused move: the moves the caller may make now.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<crate::table::view::MoveSchema>>)]
+    #[schema(value_type = Option<Vec<crate::api::moves::MoveSchema>>)]
     pub legal_moves: Option<serde_json::Value>,
 }
 
@@ -130,28 +131,45 @@ pub enum ApiError {
     Internal(String),
 }
 
-impl From<sqlx::Error> for ApiError {
-    fn from(error: sqlx::Error) -> Self {
-        if crate::store::unavailable(&error) {
-            ApiError::DatabaseUnavailable(error.to_string())
-        } else {
-            ApiError::Internal(format!("database: {error}"))
-        }
-    }
-}
-
-impl From<crate::store::StoreError> for ApiError {
-    fn from(error: crate::store::StoreError) -> Self {
+/// The one place a use case's error becomes an answer: each kind of
+/// refusal keeps its code and gets its status here.
+impl From<Error> for ApiError {
+    fn from(error: Error) -> Self {
         match error {
-            crate::store::StoreError::Database(error) => error.into(),
-            other => ApiError::Internal(other.to_string()),
+            Error::Invalid(detail) => ApiError::Validation(detail),
+            Error::Token(error) => ApiError::Token(error),
+            Error::Forbidden { code, detail } => ApiError::Forbidden { code, detail },
+            Error::NotFound(detail) => ApiError::NotFound(detail),
+            Error::Conflict { code, detail } => ApiError::Conflict { code, detail },
+            Error::PreconditionFailed(detail) => ApiError::PreconditionFailed(detail),
+            Error::IdempotencyMismatch => ApiError::IdempotencyMismatch,
+            Error::MoveRefused {
+                code,
+                detail,
+                legal_moves,
+            } => ApiError::MoveRefused {
+                code,
+                detail,
+                legal_moves,
+            },
+            Error::DatabaseUnavailable(cause) => ApiError::DatabaseUnavailable(cause),
+            Error::Internal(cause) => ApiError::Internal(cause),
         }
     }
 }
 
-/// The 404 of a game that does not exist.
-pub fn no_game(id: uuid::Uuid) -> ApiError {
-    ApiError::NotFound(format!("no game {id}"))
+/// The `RateLimit-Policy` and `RateLimit` values of a refusal
+/// (draft-ietf-httpapi-ratelimit-headers).
+pub fn rate_limit_headers(
+    policy: &str,
+    quota: u32,
+    window: u64,
+    retry_after: u64,
+) -> (String, String) {
+    (
+        format!("\"{policy}\";q={quota};w={window}"),
+        format!("\"{policy}\";r=0;t={retry_after}"),
+    )
 }
 
 impl ApiError {
@@ -274,7 +292,7 @@ impl ResponseError for ApiError {
             retry_after,
         } = self
         {
-            let (policy, state) = super::limits::headers(policy, *quota, *window, *retry_after);
+            let (policy, state) = rate_limit_headers(policy, *quota, *window, *retry_after);
             response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
             response.insert_header(("RateLimit-Policy", policy));
             response.insert_header(("RateLimit", state));

@@ -5,8 +5,9 @@ use std::sync::OnceLock;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::AppState;
 use super::error::ApiError;
+use super::openapi::openapi;
+use super::state::AppState;
 
 type Routes = Vec<(Vec<String>, Vec<&'static str>)>;
 
@@ -15,7 +16,7 @@ static ROUTES: OnceLock<Routes> = OnceLock::new();
 /// Every documented path template with the methods it answers, taken from
 /// the OpenAPI document so the two cannot disagree.
 fn routes() -> &'static Routes {
-    ROUTES.get_or_init(|| table(&super::openapi()))
+    ROUTES.get_or_init(|| table(&openapi()))
 }
 
 /// Learns the routes from the document the server built at start, so that
@@ -71,7 +72,7 @@ pub fn allowed_methods(path: &str) -> Vec<&'static str> {
 pub async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let prefix = req
         .app_data::<web::Data<AppState>>()
-        .map(|state| state.path_prefix.clone())
+        .map(|state| state.app.path_prefix.clone())
         .unwrap_or_default();
     let allowed = req
         .path()

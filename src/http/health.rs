@@ -4,8 +4,8 @@ use actix_web::{HttpResponse, get, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::AppState;
 use super::error::ApiError;
+use super::state::AppState;
 
 /// A probe's answer.
 #[derive(Serialize, ToSchema)]
@@ -32,7 +32,7 @@ pub const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1)
 ))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let ready = tokio::time::timeout(READY_TIMEOUT, state.store.ready())
+    let ready = tokio::time::timeout(READY_TIMEOUT, state.app.store.ready())
         .await
         .unwrap_or_else(|_| Err(sqlx::Error::PoolTimedOut));
     match ready {

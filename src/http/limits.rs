@@ -19,9 +19,9 @@ use actix_web::web;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 
-use super::AppState;
 use super::error::ApiError;
 use super::proxy::{NO_PROXIES, TrustedProxies};
+use super::state::AppState;
 use crate::auth::Identity;
 use crate::config::{Limit, RateLimits};
 
@@ -220,7 +220,7 @@ pub async fn rate_limit(
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
     let state = req.app_data::<web::Data<AppState>>();
-    let prefix = state.map_or("", |s| s.path_prefix.as_str());
+    let prefix = state.map_or("", |s| s.app.path_prefix.as_str());
     // The path as the router reads it, percent-escapes of plain characters
     // decoded (`/%761/games` is `/v1/games`): the raw path would let such a
     // spelling reach the handlers past every limit.
@@ -285,21 +285,12 @@ fn caller_key(req: &ServiceRequest, state: Option<&web::Data<AppState>>, address
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split_once(' '))
-        .and_then(|(_, token)| state?.tokens.verify(token.trim()).ok())
+        .and_then(|(_, token)| state?.app.tokens.verify(token.trim()).ok())
         .and_then(|identity| match identity {
             Identity::Player { id, .. } => Some(Key::Player(id)),
             Identity::External { .. } => None,
         })
         .unwrap_or(Key::Address(address))
-}
-
-/// The `RateLimit-Policy` and `RateLimit` values of a refusal
-/// (draft-ietf-httpapi-ratelimit-headers).
-pub fn headers(policy: &str, quota: u32, window: u64, retry_after: u64) -> (String, String) {
-    (
-        format!("\"{policy}\";q={quota};w={window}"),
-        format!("\"{policy}\";r=0;t={retry_after}"),
-    )
 }
 
 impl std::fmt::Debug for Limiter {

@@ -1,4 +1,4 @@
-//! Players: create a guest identity, who am I, my games.
+//! Players over HTTP: create a guest identity, who am I, tokens, my games.
 
 use actix_web::{HttpResponse, get, post, web};
 use chrono::{DateTime, Utc};
@@ -6,27 +6,14 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
-use super::games::{GameSummary, Page, PageQuery, summaries};
-use crate::auth::TokenError;
-use crate::store::{games, players};
-
-/// The longest player name, in characters.
-pub const NAME_MAX: usize = 40;
-
-/// `name` trimmed, when it is a name others may see: 1 to [`NAME_MAX`]
-/// characters, not blank, no control characters (sign-up and renaming).
-pub fn valid_name(name: &str) -> Result<&str, ApiError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > NAME_MAX || name.chars().any(char::is_control) {
-        return Err(ApiError::validation(format!(
-            "name: 1 to {NAME_MAX} characters, not blank, no control characters"
-        )));
-    }
-    Ok(name)
-}
+use super::page::Page;
+use super::problems::Unauthenticated;
+use super::state::AppState;
+use crate::api::game::GameSummary;
+use crate::app::players::{self, Issued};
+use crate::app::tables::{self, PageQuery};
 
 /// A new guest player.
 #[derive(Deserialize, ToSchema)]
@@ -75,7 +62,6 @@ pub struct Player {
 /// cannot be told apart from another client (it just makes another guest).
 #[utoipa::path(tag = "players", request_body = NewPlayer, responses(
     (status = 201, description = "Created", body = CreatedPlayer),
-    (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
     (status = 422, description = "Invalid name", body = Problem, content_type = "application/problem+json"),
 ))]
 #[post("/players")]
@@ -83,33 +69,26 @@ pub async fn create_player(
     state: web::Data<AppState>,
     body: web::Json<NewPlayer>,
 ) -> Result<HttpResponse, ApiError> {
-    let name = valid_name(&body.name)?;
-    let id = Uuid::new_v4();
-    let mut conn = state.store.acquire().await?;
-    players::insert(&mut conn, id, name).await?;
-    let (token, expires_at) = state.tokens.issue(id, 0, Utc::now());
+    let (name, issued) = players::sign_up(&state.app, &body.name).await?;
     Ok(HttpResponse::Created().json(CreatedPlayer {
-        id,
-        name: name.to_owned(),
-        token,
-        expires_at,
+        id: issued.player,
+        name,
+        token: issued.token,
+        expires_at: issued.expires_at,
     }))
 }
 
 /// The caller.
 #[utoipa::path(tag = "players", security(("bearer" = [])), responses(
     (status = 200, description = "The caller", body = Player),
-    (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+    Unauthenticated,
 ))]
 #[get("/players/me")]
 pub async fn me(
     state: web::Data<AppState>,
     caller: AuthPlayer,
 ) -> Result<web::Json<Player>, ApiError> {
-    let mut conn = state.store.acquire().await?;
-    let player = players::get(&mut conn, caller.id)
-        .await?
-        .ok_or(ApiError::Token(TokenError::Invalid))?;
+    let player = players::me(&state.app, caller.id).await?;
     Ok(web::Json(Player {
         id: player.id,
         name: player.name,
@@ -130,6 +109,16 @@ pub struct FreshToken {
     pub expires_at: DateTime<Utc>,
 }
 
+impl From<Issued> for FreshToken {
+    fn from(issued: Issued) -> Self {
+        FreshToken {
+            id: issued.player,
+            token: issued.token,
+            expires_at: issued.expires_at,
+        }
+    }
+}
+
 /// A fresh token for the same player, valid for the full token lifetime
 /// (`TOKEN_TTL`); the caller's current token stays valid until it expires.
 /// An app renews before its token expires and so keeps its player (and its
@@ -143,16 +132,9 @@ pub async fn renew_token(
     state: web::Data<AppState>,
     caller: AuthPlayer,
 ) -> Result<web::Json<FreshToken>, ApiError> {
-    let mut conn = state.store.acquire().await?;
-    let generation = players::token_generation(&mut conn, caller.id)
-        .await?
-        .ok_or(ApiError::Token(TokenError::Invalid))?;
-    let (token, expires_at) = state.tokens.issue(caller.id, generation, Utc::now());
-    Ok(web::Json(FreshToken {
-        id: caller.id,
-        token,
-        expires_at,
-    }))
+    Ok(web::Json(
+        players::renew_token(&state.app, caller.id).await?.into(),
+    ))
 }
 
 /// Signs the caller out everywhere: every token issued to this player
@@ -170,16 +152,9 @@ pub async fn sign_out(
     state: web::Data<AppState>,
     caller: AuthPlayer,
 ) -> Result<web::Json<FreshToken>, ApiError> {
-    let mut conn = state.store.acquire().await?;
-    let generation = players::next_token_generation(&mut conn, caller.id)
-        .await?
-        .ok_or(ApiError::Token(TokenError::Invalid))?;
-    let (token, expires_at) = state.tokens.issue(caller.id, generation, Utc::now());
-    Ok(web::Json(FreshToken {
-        id: caller.id,
-        token,
-        expires_at,
-    }))
+    Ok(web::Json(
+        players::sign_out(&state.app, caller.id).await?.into(),
+    ))
 }
 
 /// Paging through the caller's games.
@@ -196,7 +171,7 @@ pub struct MyGamesQuery {
 /// The caller's games (every table it sits at), newest first.
 #[utoipa::path(tag = "players", security(("bearer" = [])), params(MyGamesQuery), responses(
     (status = 200, description = "A page of games", body = Page<GameSummary>),
-    (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
+    Unauthenticated,
     (status = 422, description = "Bad cursor or limit", body = Problem, content_type = "application/problem+json"),
 ))]
 #[get("/players/me/games")]
@@ -206,7 +181,6 @@ pub async fn my_games(
     query: web::Query<MyGamesQuery>,
 ) -> Result<web::Json<Page<GameSummary>>, ApiError> {
     let page = PageQuery::parse(query.cursor.as_deref(), query.limit)?;
-    let mut conn = state.store.acquire().await?;
-    let rows = games::of_player(&mut conn, caller.id, page.after, page.limit + 1).await?;
-    Ok(web::Json(summaries(rows, page.limit)?))
+    let listing = tables::of_player(&state.app, caller.id, page).await?;
+    Ok(web::Json(listing.into()))
 }

@@ -260,7 +260,8 @@ mod tests {
     /// pattern, never by its raw path.
     #[test]
     fn a_request_is_logged_and_counted_by_its_route_pattern_at_every_log_level() {
-        use crate::http::metrics::{Metrics, RequestMetrics};
+        use crate::http::metrics::RequestMetrics;
+        use crate::metrics::Metrics;
         use actix_web::{App, HttpResponse, test};
         use std::sync::Arc;
 

@@ -1,156 +1,17 @@
-//! Live updates: a Server-Sent Events stream of the caller's view, and the
-//! wait behind the long-poll of `GET /v1/games/{id}?wait_for_version=N`.
-
-use std::time::Duration;
+//! Live updates: a Server-Sent Events stream of the caller's view.
 
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use futures_util::stream;
 use uuid::Uuid;
 
-use super::AppState;
-use super::error::no_game;
 use super::error::{ApiError, Problem};
-use super::extract::{AuthPlayer, SignedToken};
+use super::extract::AuthPlayer;
+use super::open_streams::StreamGuard;
+use super::problems::{NoSuchGame, Unauthenticated};
+use super::state::AppState;
+use crate::app::read::load;
 use crate::notify::Wake;
-use crate::store::games;
-use crate::store::record::game_from_row;
-use crate::table::Game;
-
-/// The game as stored now.
-pub async fn load(state: &AppState, id: Uuid) -> Result<Game, ApiError> {
-    let mut conn = state.store.acquire().await?;
-    load_on(&mut conn, state, id).await
-}
-
-/// The game as stored now, read on `conn`.
-pub async fn load_on(
-    conn: &mut sqlx::AnyConnection,
-    state: &AppState,
-    id: Uuid,
-) -> Result<Game, ApiError> {
-    Ok(game_from_row(&row_on(conn, state, id).await?)?)
-}
-
-/// [`load_on`] with every finished record, the oldest included, where it
-/// holds only the recent ones ([`games::RECENT_RECORDS`]): for the event
-/// log, which shows every round's cards.
-pub async fn load_with_every_record(
-    conn: &mut sqlx::AnyConnection,
-    state: &AppState,
-    id: Uuid,
-) -> Result<Game, ApiError> {
-    let mut row = row_on(conn, state, id).await?;
-    games::read_all_records(conn, &mut row).await?;
-    Ok(game_from_row(&row)?)
-}
-
-/// Game `id`'s row as stored now, read on `conn`; a 404 when there is none.
-async fn row_on(
-    conn: &mut sqlx::AnyConnection,
-    state: &AppState,
-    id: Uuid,
-) -> Result<games::GameRow, ApiError> {
-    games::load(conn, state.store.backend(), id, false)
-        .await?
-        .ok_or_else(|| no_game(id))
-}
-
-/// Game `id` read for the bearer of `token`, whose check comes in the
-/// game's own statement ([`SignedToken`]); a 401 still comes before a 404.
-pub async fn load_as(
-    state: &AppState,
-    token: &SignedToken,
-    id: Uuid,
-) -> Result<(AuthPlayer, Game), ApiError> {
-    let Some(player) = token.player() else {
-        let mut conn = state.store.acquire().await?;
-        let caller = token.check(state, &mut conn).await?;
-        let game = load_on(&mut conn, state, id).await?;
-        return Ok((caller, game));
-    };
-    let backend = state.store.backend();
-    let (mut conn, read) = state
-        .store
-        .acquire_with(async |conn| games::load_for(conn, backend, id, false, Some(player)).await)
-        .await?;
-    let Some((row, found)) = read else {
-        token.check(state, &mut conn).await?;
-        return Err(no_game(id));
-    };
-    let caller = token.accept(state, &mut conn, found).await?;
-    // Given back before the game is decoded and its view built.
-    drop(conn);
-    Ok((caller, game_from_row(&row)?))
-}
-
-/// Waits until game `id` passes `version` or `timeout` ends, and returns it then.
-pub async fn wait_past(
-    state: &AppState,
-    id: Uuid,
-    version: i64,
-    timeout: Duration,
-) -> Result<Game, ApiError> {
-    let mut waiter = state.notifier.subscribe(id).await;
-    let deadline = tokio::time::Instant::now() + timeout;
-    loop {
-        // Load after subscribing, so a change in between is not missed.
-        let game = load(state, id).await?;
-        if game.version > version {
-            return Ok(game);
-        }
-        match tokio::time::timeout_at(deadline, waiter.wake()).await {
-            Ok(Wake::Changed | Wake::Recheck) => continue,
-            Ok(Wake::Shutdown) | Err(_) => return Ok(game),
-        }
-    }
-}
-
-/// The most live streams (`GET /v1/games/{id}/stream`) one player may hold
-/// open on one instance: a table's view on a phone, a tablet and a few
-/// spectated tables, while a client cannot open thousands, each of which
-/// reloads its game on every change.
-pub const STREAMS_PER_PLAYER: u32 = 16;
-
-/// The live streams each player holds on this instance.
-#[derive(Debug, Default)]
-pub struct OpenStreams(std::sync::Mutex<std::collections::HashMap<Uuid, u32>>);
-
-impl OpenStreams {
-    /// Counts a new stream of `player`'s, or refuses it past
-    /// [`STREAMS_PER_PLAYER`]; the count goes down when the guard drops.
-    fn open(self: &std::sync::Arc<Self>, player: Uuid) -> Result<StreamGuard, ApiError> {
-        let mut open = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let count = open.entry(player).or_default();
-        if *count >= STREAMS_PER_PLAYER {
-            return Err(ApiError::TooManyStreams(STREAMS_PER_PLAYER));
-        }
-        *count += 1;
-        Ok(StreamGuard {
-            streams: std::sync::Arc::clone(self),
-            player,
-        })
-    }
-}
-
-/// One counted stream; uncounted when the stream ends or its client goes.
-#[derive(Debug)]
-struct StreamGuard {
-    streams: std::sync::Arc<OpenStreams>,
-    player: Uuid,
-}
-
-impl Drop for StreamGuard {
-    fn drop(&mut self) {
-        let mut open = self.streams.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(count) = open.get_mut(&self.player) {
-            *count -= 1;
-            if *count == 0 {
-                open.remove(&self.player);
-            }
-        }
-    }
-}
 
 struct Stream {
     _counted: StreamGuard,
@@ -169,7 +30,7 @@ impl Stream {
             if self.done {
                 return None;
             }
-            let game = match load(&self.state, self.id).await {
+            let game = match load(&self.state.app, self.id).await {
                 Ok(game) => game,
                 Err(error) => {
                     self.done = true;
@@ -183,7 +44,8 @@ impl Stream {
                 // could not be written).
                 let mut event = format!("id: {}\nevent: view\ndata: ", game.version).into_bytes();
                 let data = event.len();
-                if game.write_view_json(Some(self.caller), &mut event).is_err() {
+                if crate::api::game::write_view_json(&game, Some(self.caller), &mut event).is_err()
+                {
                     event.truncate(data);
                 }
                 event.extend_from_slice(b"\n\n");
@@ -218,8 +80,8 @@ impl Stream {
     responses(
         (status = 200, description = "`text/event-stream`: `id: <version>`, `event: view`, `data: <the caller's view, as GET /v1/games/{id}>`",
             content_type = "text/event-stream", body = String),
-        (status = 401, description = "Missing or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        Unauthenticated,
+        NoSuchGame,
         (status = 422, description = "Last-Event-ID is not a version", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`, or `too_many_streams`: the caller holds 16 live streams on this instance already", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -241,8 +103,8 @@ pub async fn game_stream(
             .ok_or_else(|| ApiError::validation("Last-Event-ID: a game version (0 or more)"))?,
     };
     let counted = state.streams.open(caller.id)?;
-    let waiter = state.notifier.subscribe(id).await;
-    load(&state, id).await?;
+    let waiter = state.app.notifier.subscribe(id).await;
+    load(&state.app, id).await?;
     let start = Stream {
         _counted: counted,
         state: state.clone(),

@@ -9,19 +9,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A suit, with the letter the API uses.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Suit {
     /// Clubs (*klaveren*).
     #[serde(rename = "C")]
@@ -286,21 +274,6 @@ impl<'de> Deserialize<'de> for Card {
         deserializer.deserialize_str(CodeVisitor)
     }
 }
-
-impl utoipa::PartialSchema for Card {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::Type::String)
-            .pattern(Some("^(10|[2-9JQKA])[CDHS]$"))
-            .description(Some(
-                "A card: rank (2..10, J, Q, K, A) then suit (C, D, H, S).",
-            ))
-            .examples([serde_json::json!("10H")])
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for Card {}
 
 #[cfg(test)]
 mod tests {

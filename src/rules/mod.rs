@@ -2,9 +2,10 @@
 //! passed in, so tests use a seeded RNG and the server a cryptographically
 //! secure one.
 //!
-//! Public types here derive `utoipa::ToSchema` so that the views the rules
-//! compute are the API's schema themselves; that derive is metadata only and
-//! pulls no runtime into the rules.
+//! The types here carry serde derives (the state is stored with them, and
+//! the views they compute are written as the API shows them), but no
+//! OpenAPI schema: the API layer's own types carry the schemas and are
+//! built from these.
 
 pub mod cards;
 pub mod fairness;
@@ -13,21 +14,8 @@ pub mod records;
 use serde::{Deserialize, Serialize};
 
 /// A seat at a table, numbered 0..n-1 in order of play.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
-#[schema(example = 0)]
 pub struct Seat(pub u8);
 
 impl Seat {
@@ -49,7 +37,7 @@ impl std::fmt::Display for Seat {
 }
 
 /// What the table waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Players to take the empty seats.
@@ -69,7 +57,7 @@ pub enum Action {
 }
 
 /// Who the table waits for, and for what.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Awaiting {
     /// The seats the table waits for.
     pub seats: Vec<Seat>,

@@ -240,7 +240,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::store::testing::{play_moves_until, records};
+    use crate::store::testing::records;
+    use crate::table::testing::play_moves_until;
     /// The store writes a state as its live part and its finished records:
     /// read back, they make the same state, the live part holds no record,
     /// and writing leaves the state as it was.

@@ -193,9 +193,10 @@ mod tests {
     use super::*;
     use crate::store::games::SeatRow;
     use crate::store::players::PlayerRow;
-    use crate::store::testing::{game_after, play_moves_until, plays_on, records};
+    use crate::store::testing::{game_after, plays_on, records};
     use crate::table::Rules;
     use crate::table::fairness::FairDeals;
+    use crate::table::testing::play_moves_until;
 
     /// The store's side of `row`, written for `game`: the records the row
     /// adds after those `stored` holds are stored too, and the row reads
@@ -287,8 +288,8 @@ mod tests {
                 assert_eq!(read, game);
                 for &caller in &callers {
                     assert_eq!(
-                        read.view_json(caller).unwrap(),
-                        game.view_json(caller).unwrap()
+                        serde_json::to_vec(&read.view_for(caller)).unwrap(),
+                        serde_json::to_vec(&game.view_for(caller)).unwrap()
                     );
                 }
                 let rules = game.rules.as_mut().unwrap();

@@ -1,33 +1,9 @@
 //! Games played with random legal moves, for the store's tests.
 
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
-use uuid::Uuid;
+use crate::table::testing::game_after_keeping;
+use crate::table::{Game, GameKind, Move, Rules};
 
-use crate::table::{Game, GameKind, Move, Rules, SeatedPlayer, TableOptions};
-
-/// Random legal moves that `keep` lets through until `done` holds.
-pub fn play_moves_until(
-    rules: &mut Rules,
-    rng: &mut StdRng,
-    keep: impl Fn(&Move) -> bool,
-    done: impl Fn(&Rules) -> bool,
-) {
-    while !done(rules) {
-        let awaiting = rules.game().awaiting().expect("a game still going");
-        let seat = awaiting.seats[0];
-        let moves: Vec<Move> = rules
-            .game()
-            .legal_moves(seat)
-            .into_iter()
-            .filter(&keep)
-            .collect();
-        let mv = moves.choose(rng).cloned().expect("a legal move");
-        rules.game_mut().apply(seat, mv, rng).expect("legal");
-    }
-}
-
+/// How many finished records (score-sheet rows, settled rounds) `rules` holds.
 pub fn records(rules: &Rules) -> usize {
     match rules {
         Rules::Klaverjassen(m) => m.deals().len(),
@@ -50,30 +26,5 @@ pub fn game_after(
     chosen: serde_json::Value,
     done: impl Fn(&Rules) -> bool,
 ) -> Game {
-    let mut rng = StdRng::seed_from_u64(11);
-    let (options, table) = TableOptions::parse_with(kind, Some(chosen)).unwrap();
-    let player = |i: u8| SeatedPlayer {
-        id: Uuid::from_u128(u128::from(i) + 1),
-        name: format!("player {i}"),
-        bot: None,
-    };
-    let mut game = Game::create(
-        Uuid::new_v4(),
-        kind,
-        options,
-        table,
-        player(0),
-        None,
-        &mut rng,
-    )
-    .unwrap();
-    for i in 1..game.seats.len() as u8 {
-        game.join(player(i), None).unwrap();
-    }
-    let rules = game
-        .rules
-        .as_mut()
-        .expect("started once every seat is taken");
-    play_moves_until(rules, &mut rng, plays_on, done);
-    game
+    game_after_keeping(kind, chosen, plays_on, done)
 }

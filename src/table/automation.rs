@@ -74,7 +74,7 @@ impl Game {
             Status::Playing => {}
             _ => return None,
         }
-        if let Some(host) = self.deserted_potverteren_host() {
+        if let Some(host) = self.deserted_host() {
             return Some(Work::EndTable(host));
         }
         let seats = self.awaiting()?.seats;
@@ -98,12 +98,9 @@ impl Game {
         }
     }
 
-    /// The host's seat of a Potverteren table where every person is away
-    /// and the host may end the table now (a round has not begun).
-    fn deserted_potverteren_host(&self) -> Option<Seat> {
-        if self.kind != super::GameKind::Potverteren {
-            return None;
-        }
+    /// The host's seat at a table where every person is away and the host
+    /// may end the table now (Potverteren, before a round has begun).
+    fn deserted_host(&self) -> Option<Seat> {
         let mut people = self
             .seats
             .iter()
@@ -114,9 +111,8 @@ impl Game {
         }
         let host = self.seat_of(self.host)?;
         self.legal_moves_of(host)
-            .contains(&super::Move::Potverteren(
-                crate::rules::potverteren::Move::EndTable,
-            ))
+            .iter()
+            .any(super::Move::ends_table)
             .then_some(host)
     }
 

@@ -10,7 +10,6 @@ use std::fmt;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::rules::cards::Card;
@@ -117,30 +116,20 @@ impl PartialEq for FairDeals {
 impl Eq for FairDeals {}
 
 /// The `fairness` object of every view.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(example = json!({
-    "commitment": "4f5904d4cb102b7cf840a022240b81982131ef01ec09bef981991123fbdb1c07",
-    "chain_length": 16, "chain_start": 1, "next_commitment": null,
-    "seat_seeds": ["9f2c", null, null, null]
-}))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FairnessView {
     /// `s(0)` of the chain that covers the deal in progress or due: SHA-256
     /// applied `k` times to deal `k`'s server seed gives it (k counted from
     /// the chain's first deal).
-    #[schema(example = "3f1c9a5e0b7d24c8e6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7")]
     pub commitment: String,
     /// Deals (Klaverjassen) or rounds (Potverteren) per chain.
-    #[schema(example = 16)]
     pub chain_length: u32,
     /// The first deal or round the commitment covers (1 for the first chain).
-    #[schema(example = 1)]
     pub chain_start: u32,
     /// Potverteren: the next chain's commitment, once the last round of the
     /// current chain has begun; else null.
-    #[schema(example = "0554e507e92c9856e895f774c7bdc37eabe99969782990f2cdf4df1e5aa741bd")]
     pub next_commitment: Option<String>,
     /// The seat seeds in force, by seat; null where none was sent.
-    #[schema(value_type = Vec<Option<String>>, example = json!(["9f2c", null, null, "00ff17"]))]
     pub seat_seeds: Vec<Option<SeatSeed>>,
 }
 

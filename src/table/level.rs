@@ -1,10 +1,9 @@
 //! How strong a seat's computer player is.
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// How strong a computer player is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
     /// A sound rule-based player with a club player's habits.

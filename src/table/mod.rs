@@ -9,20 +9,26 @@ pub mod events;
 pub mod fairness;
 pub mod friends;
 pub mod level;
+mod moves;
+mod options;
+mod rules;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod view;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::rules::fairness::{Randomness, SeatSeed};
-use crate::rules::{Awaiting, GameRules, Refusal, Seat, klaverjassen, potverteren};
+use crate::rules::{Awaiting, Seat, klaverjassen, potverteren};
 use fairness::FairDeals;
 pub use level::Level;
+pub use moves::{Move, TableMove};
+pub use options::{DEFAULT_BOT_DELAY_MS, Options, TableOptions};
+pub use rules::{Rules, RulesView, TableRules};
 
 /// Which game a table plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     /// Klaverjassen, Rotterdam rules, 4 seats.
@@ -51,7 +57,7 @@ impl GameKind {
 }
 
 /// Where a table is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Seats are still free.
@@ -87,145 +93,6 @@ impl Status {
     }
 }
 
-/// A table's options, per game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Options {
-    /// Klaverjassen options.
-    Klaverjassen(klaverjassen::Options),
-    /// Potverteren options.
-    Potverteren(potverteren::Options),
-}
-
-impl Options {
-    /// Reads `value` as the options of `kind`: unknown options and values out
-    /// of range are an error naming the option.
-    pub fn parse(kind: GameKind, value: Option<serde_json::Value>) -> Result<Options, GameError> {
-        let value = value.unwrap_or_else(|| serde_json::json!({}));
-        let invalid = |e: String| GameError::InvalidOptions(e);
-        let out_of_range = |option: &str, message: String| {
-            GameError::InvalidOptions(format!("options.{option}: {message}"))
-        };
-        Ok(match kind {
-            GameKind::Klaverjassen => {
-                let options: klaverjassen::Options =
-                    from_json("options", value).map_err(invalid)?;
-                options
-                    .validate()
-                    .map_err(|e| out_of_range(e.option, e.message))?;
-                Options::Klaverjassen(options)
-            }
-            GameKind::Potverteren => {
-                let options: potverteren::Options = from_json("options", value).map_err(invalid)?;
-                options
-                    .validate()
-                    .map_err(|e| out_of_range(e.option, e.message))?;
-                Options::Potverteren(options)
-            }
-        })
-    }
-
-    /// A new fair-deal state for a table with these options: Klaverjassen
-    /// one chain as long as the match, Potverteren chains of
-    /// [`fairness::POTVERTEREN_CHAIN_LENGTH`] rounds, one after another.
-    pub fn fair_deals<R: Rng + ?Sized>(&self, rng: &mut R) -> FairDeals {
-        match self {
-            Options::Klaverjassen(options) => {
-                FairDeals::new(u32::from(options.deals), false, 4, rng)
-            }
-            Options::Potverteren(options) => {
-                FairDeals::new(fairness::POTVERTEREN_CHAIN_LENGTH, true, options.seats, rng)
-            }
-        }
-    }
-
-    /// How many seats the table has.
-    pub fn seat_count(&self) -> u8 {
-        match self {
-            Options::Klaverjassen(_) => 4,
-            Options::Potverteren(options) => options.seats,
-        }
-    }
-}
-
-/// The table options both games share: the turn clock, the pace of
-/// computer players and whether hints are on (API.md "Computer players and
-/// clocks"). They sit beside the game's own options in `options`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TableOptions {
-    /// Seconds a seat has for its turn; `None` for no clock.
-    #[serde(default)]
-    pub turn_seconds: Option<u32>,
-    /// Milliseconds between a computer player's turn and its move.
-    #[serde(default = "default_bot_delay_ms")]
-    pub bot_delay_ms: u32,
-    /// Whether `GET /v1/games/{id}/hint` answers on this table.
-    #[serde(default)]
-    pub hints: bool,
-    /// Whether the table is private: absent from the lobby and from
-    /// matchmaking, joined by its invite code.
-    #[serde(default)]
-    pub private: bool,
-}
-
-/// The default pause before a computer player's move: long enough for a
-/// person to see each card land, short enough not to bore.
-pub const DEFAULT_BOT_DELAY_MS: u32 = 800;
-
-fn default_bot_delay_ms() -> u32 {
-    DEFAULT_BOT_DELAY_MS
-}
-
-impl Default for TableOptions {
-    fn default() -> TableOptions {
-        TableOptions {
-            turn_seconds: None,
-            bot_delay_ms: DEFAULT_BOT_DELAY_MS,
-            hints: false,
-            private: false,
-        }
-    }
-}
-
-/// The option names of [`TableOptions`].
-const TABLE_OPTION_NAMES: [&str; 4] = ["turn_seconds", "bot_delay_ms", "hints", "private"];
-
-impl TableOptions {
-    /// Reads the game's options and the table options from one `options`
-    /// object: the table options are taken out, the rest is the game's.
-    pub fn parse_with(
-        kind: GameKind,
-        value: Option<serde_json::Value>,
-    ) -> Result<(Options, TableOptions), GameError> {
-        let mut value = value.unwrap_or_else(|| serde_json::json!({}));
-        let mut part = serde_json::Map::new();
-        if let Some(map) = value.as_object_mut() {
-            for name in TABLE_OPTION_NAMES {
-                if let Some(v) = map.remove(name) {
-                    part.insert(name.to_owned(), v);
-                }
-            }
-        }
-        let table: TableOptions = from_json("options", serde_json::Value::Object(part))
-            .map_err(GameError::InvalidOptions)?;
-        if let Some(seconds) = table.turn_seconds
-            && !(5..=3600).contains(&seconds)
-        {
-            return Err(GameError::InvalidOptions(format!(
-                "options.turn_seconds: null, or 5 to 3600 seconds, not {seconds}"
-            )));
-        }
-        if table.bot_delay_ms > 10_000 {
-            return Err(GameError::InvalidOptions(format!(
-                "options.bot_delay_ms: 0 to 10000, not {}",
-                table.bot_delay_ms
-            )));
-        }
-        Ok((Options::parse(kind, Some(value))?, table))
-    }
-}
-
 /// Reads `value` as a `T`; an error names the field by its path under `what`
 /// (`options.revoke_mode: unknown variant …`).
 fn from_json<T: serde::de::DeserializeOwned>(
@@ -238,234 +105,12 @@ fn from_json<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// The rules state, once every seat is taken.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rules {
-    /// A Klaverjassen match.
-    Klaverjassen(klaverjassen::Match),
-    /// A Potverteren table.
-    Potverteren(potverteren::Table),
-}
-
-impl Rules {
-    /// The game behind the one trait both games implement: with
-    /// construction and decoding, the only place the table tells the two
-    /// games apart.
-    pub fn game(&self) -> &dyn TableRules {
-        match self {
-            Rules::Klaverjassen(game) => game,
-            Rules::Potverteren(game) => game,
-        }
-    }
-
-    /// The game behind the one trait, to apply a move to.
-    pub fn game_mut(&mut self) -> &mut dyn TableRules {
-        match self {
-            Rules::Klaverjassen(game) => game,
-            Rules::Potverteren(game) => game,
-        }
-    }
-}
-
-/// A game's rules ([`GameRules`]) as the table drives them: with the
-/// table's own move, view and error types, so one `dyn` serves both games.
-/// Implemented for every [`GameRules`] whose moves and view convert.
-pub trait TableRules {
-    /// The moves `seat` may make now.
-    fn legal_moves(&self, seat: Seat) -> Vec<Move>;
-    /// Applies `seat`'s move; a move of the other game is refused. On `Err`
-    /// nothing changed.
-    fn apply(
-        &mut self,
-        seat: Seat,
-        mv: Move,
-        randomness: &mut dyn Randomness,
-    ) -> Result<(), GameError>;
-    /// What `seat` (`None`: a spectator) may see of the rules state.
-    fn view(&self, seat: Option<Seat>) -> RulesView;
-    /// Who the game waits for, and for what.
-    fn awaiting(&self) -> Option<Awaiting>;
-    /// Whether the game is over.
-    fn is_finished(&self) -> bool;
-    /// The deal or round in progress or due, from 1.
-    fn deal_number(&self) -> u32;
-}
-
-impl<G> TableRules for G
-where
-    G: GameRules,
-    G::Move: Into<Move> + TryFrom<Move>,
-    G::View: Into<RulesView>,
-{
-    fn legal_moves(&self, seat: Seat) -> Vec<Move> {
-        GameRules::legal_moves(self, seat)
-            .into_iter()
-            .map(Into::into)
-            .collect()
-    }
-
-    fn apply(
-        &mut self,
-        seat: Seat,
-        mv: Move,
-        randomness: &mut dyn Randomness,
-    ) -> Result<(), GameError> {
-        let mv = G::Move::try_from(mv)
-            .map_err(|_| GameError::InvalidMove("move: not a move of this game".into()))?;
-        GameRules::apply(self, seat, mv, randomness).map_err(|e| GameError::Rules {
-            code: e.code(),
-            detail: e.to_string(),
-        })
-    }
-
-    fn view(&self, seat: Option<Seat>) -> RulesView {
-        GameRules::view(self, seat).into()
-    }
-
-    fn awaiting(&self) -> Option<Awaiting> {
-        GameRules::awaiting(self)
-    }
-
-    fn is_finished(&self) -> bool {
-        GameRules::is_finished(self)
-    }
-
-    fn deal_number(&self) -> u32 {
-        GameRules::deal_number(self)
-    }
-}
-
-/// The rules' part of a view: the one game's own view, in its field.
-#[derive(Debug, Default)]
-pub struct RulesView {
-    /// A Klaverjassen match's view.
-    pub klaverjassen: Option<klaverjassen::View>,
-    /// A Potverteren table's view.
-    pub potverteren: Option<potverteren::View>,
-}
-
-impl From<klaverjassen::View> for RulesView {
-    fn from(view: klaverjassen::View) -> RulesView {
-        RulesView {
-            klaverjassen: Some(view),
-            potverteren: None,
-        }
-    }
-}
-
-impl From<potverteren::View> for RulesView {
-    fn from(view: potverteren::View) -> RulesView {
-        RulesView {
-            klaverjassen: None,
-            potverteren: Some(view),
-        }
-    }
-}
-
-impl From<klaverjassen::Move> for Move {
-    fn from(mv: klaverjassen::Move) -> Move {
-        Move::Klaverjassen(mv)
-    }
-}
-
-impl From<potverteren::Move> for Move {
-    fn from(mv: potverteren::Move) -> Move {
-        Move::Potverteren(mv)
-    }
-}
-
-impl TryFrom<Move> for klaverjassen::Move {
-    type Error = Move;
-
-    fn try_from(mv: Move) -> Result<klaverjassen::Move, Move> {
-        match mv {
-            Move::Klaverjassen(mv) => Ok(mv),
-            other => Err(other),
-        }
-    }
-}
-
-impl TryFrom<Move> for potverteren::Move {
-    type Error = Move;
-
-    fn try_from(mv: Move) -> Result<potverteren::Move, Move> {
-        match mv {
-            Move::Potverteren(mv) => Ok(mv),
-            other => Err(other),
-        }
-    }
-}
-
-/// A move of either game, parsed for the game it is made in.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum Move {
-    /// A Klaverjassen move.
-    Klaverjassen(klaverjassen::Move),
-    /// A Potverteren move.
-    Potverteren(potverteren::Move),
-    /// A move of the table, the same in both games.
-    Table(TableMove),
-}
-
-/// A move that belongs to the table rather than to one game's rules.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum TableMove {
-    /// A seat sends its own seed, mixed into every deal that begins while it
-    /// is in force (docs/fairness.md).
-    Seed {
-        /// 1 to 64 hex characters.
-        value: SeatSeed,
-    },
-}
-
-impl Move {
-    /// Reads `value` as a move of `kind`.
-    pub fn parse(kind: GameKind, value: serde_json::Value) -> Result<Move, GameError> {
-        if value.get("type").and_then(serde_json::Value::as_str) == Some("seed") {
-            return Ok(Move::Table(
-                from_json("move", value).map_err(GameError::InvalidMove)?,
-            ));
-        }
-        Ok(match kind {
-            GameKind::Klaverjassen => {
-                Move::Klaverjassen(from_json("move", value).map_err(GameError::InvalidMove)?)
-            }
-            GameKind::Potverteren => {
-                Move::Potverteren(from_json("move", value).map_err(GameError::InvalidMove)?)
-            }
-        })
-    }
-
-    /// The deal move of `kind`.
-    pub fn deal(kind: GameKind) -> Move {
-        match kind {
-            GameKind::Klaverjassen => Move::Klaverjassen(klaverjassen::Move::Deal),
-            GameKind::Potverteren => Move::Potverteren(potverteren::Move::Deal),
-        }
-    }
-
-    /// Whether this is the deal move.
-    pub fn is_deal(&self) -> bool {
-        matches!(
-            self,
-            Move::Klaverjassen(klaverjassen::Move::Deal)
-                | Move::Potverteren(potverteren::Move::Deal)
-        )
-    }
-}
-
 /// A seated player.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"id": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72", "name": "Anneke"}))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatedPlayer {
     /// The player's id.
-    #[schema(example = "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72")]
     pub id: Uuid,
     /// The player's name.
-    #[schema(example = "Anneke")]
     pub name: String,
     /// The level, when this player is a computer player (shown in the seat).
     #[serde(skip)]
@@ -786,58 +431,5 @@ impl Game {
             .as_ref()
             .map(|rules| rules.game().legal_moves(seat))
             .unwrap_or_default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use rand::SeedableRng;
-    use rand::rngs::StdRng;
-
-    use super::*;
-
-    /// A view shows every option of the game and of the table in one
-    /// object, as they were chosen (`Game::shown_options`, written without
-    /// a JSON tree; `options_json` is the same object as a tree).
-    #[test]
-    fn a_view_shows_every_option_of_the_game_and_of_the_table() {
-        for (kind, chosen) in [
-            (
-                GameKind::Klaverjassen,
-                serde_json::json!({"deals": 4, "hints": true}),
-            ),
-            (
-                GameKind::Potverteren,
-                serde_json::json!({"seats": 6, "turn_seconds": 20}),
-            ),
-        ] {
-            let (options, table) = TableOptions::parse_with(kind, Some(chosen.clone())).unwrap();
-            let host = SeatedPlayer {
-                id: Uuid::new_v4(),
-                name: "host".into(),
-                bot: None,
-            };
-            let game = Game::create(
-                Uuid::new_v4(),
-                kind,
-                options.clone(),
-                table.clone(),
-                host,
-                None,
-                &mut StdRng::seed_from_u64(1),
-            )
-            .unwrap();
-            let shown = serde_json::to_value(game.shown_options()).unwrap();
-            let mut expected = serde_json::to_value(&options).unwrap();
-            let serde_json::Value::Object(table) = serde_json::to_value(&table).unwrap() else {
-                panic!("the table options are an object");
-            };
-            expected.as_object_mut().unwrap().extend(table);
-            assert_eq!(shown, expected);
-            for (name, value) in chosen.as_object().unwrap() {
-                assert_eq!(shown[name], *value, "{name}");
-            }
-            assert_eq!(game.options_json(), shown);
-        }
     }
 }

@@ -70,7 +70,7 @@ async fn sixteen_parallel_moves_on_one_version_apply_exactly_once(db: Db) {
 }
 
 /// Without `expected_version` the parallel choices race on unlocked reads
-/// (src/http/change.rs): the one written first is accepted, and every
+/// (src/app/change.rs): the one written first is accepted, and every
 /// other is made again on the game as it is then, where choosing trump is
 /// no longer a legal move.
 async fn sixteen_parallel_moves_without_an_expected_version_apply_exactly_once(db: Db) {

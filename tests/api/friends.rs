@@ -567,7 +567,7 @@ async fn a_player_waiting_at_twenty_tables_makes_no_more(db: Db) {
     let app = TestApp::spawn(db).await;
     let anne = app.player("Anne").await;
     let bram = app.player("Bram").await;
-    for _ in 0..kaarttafel::http::change::WAITING_TABLES_PER_PLAYER {
+    for _ in 0..kaarttafel::app::new_table::WAITING_TABLES_PER_PLAYER {
         app.table(&anne, "potverteren", json!({})).await;
     }
     let refused = app

@@ -1,5 +1,5 @@
 //! Games stored by the release before the finished-deals layout (migration
-//! 0051, docs/benchmarks.md): they load, answer and play on exactly as that
+//! 0051): they load, answer and play on exactly as that
 //! release served them.
 //!
 //! `tests/data/layout-release.db` is a SQLite database filled by the release

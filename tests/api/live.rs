@@ -282,7 +282,7 @@ async fn a_player_holds_at_most_sixteen_live_streams_on_an_instance(db: Db) {
             .send()
     };
     let mut open = Vec::new();
-    for _ in 0..kaarttafel::http::stream::STREAMS_PER_PLAYER {
+    for _ in 0..kaarttafel::http::open_streams::STREAMS_PER_PLAYER {
         open.push(Events::open(&app, &id, &players[0], None).await);
     }
     let refused = stream(&players[0]).await.unwrap();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kaarttafel::clock::{Clock, ManualClock};
-use kaarttafel::http::cleanup::{Policy, run_if_free};
+use kaarttafel::jobs::cleanup::{Policy, run_if_free};
 use kaarttafel::store::games::RecordJson;
 use kaarttafel::store::idempotency::{self, Recorded, StoredResponse, TTL_MICROS};
 use kaarttafel::store::{Store, cleanup, events, games, players};
@@ -456,7 +456,7 @@ async fn stored_change(store: &Store, id: Uuid) -> (i64, Option<String>, Vec<Str
 }
 
 /// A change made on an unlocked read is written only while the game is
-/// still at the version it read (src/http/change.rs): written over a
+/// still at the version it read (src/app/change.rs): written over a
 /// change that came first, it would lose that change. The write that
 /// finds another version writes neither the row nor the event, in a
 /// transaction with the game's other writes or alone (SQLite: one message).

@@ -312,18 +312,6 @@ impl<'de> Deserialize<'de> for StoredCards {
     }
 }
 
-impl utoipa::PartialSchema for CardSet {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::schema::ArrayBuilder::new()
-            .items(<Card as utoipa::PartialSchema>::schema())
-            .description(Some("Cards, clubs to spades, 7 to ace within a suit."))
-            .examples([serde_json::json!(["7C", "JC", "10H", "AS"])])
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for CardSet {}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,9 @@
 //! do, [`Match::play`] does it, [`Match::view_for`] is what a seat may see.
 
 mod cardset;
+mod club;
 mod deal;
+mod deal_state;
 mod game;
 mod history;
 mod moves;
@@ -16,6 +18,7 @@ mod roem;
 mod rules;
 mod scoring;
 mod team;
+mod trick;
 mod view;
 
 pub use cardset::{CardSet, CardSetIter, RANKS, card_at, card_index};

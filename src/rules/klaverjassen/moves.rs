@@ -9,9 +9,8 @@ use crate::rules::cards::{Card, Suit};
 
 /// A move, tagged by `type` as the API writes it: `{"type":"play","card":"7C"}`.
 /// Reading refuses any field the move does not have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", try_from = "RawMove")]
-#[schema(as = KlaverjassenMove)]
 pub enum Move {
     /// The dealer deals the cards (3-2-3).
     Deal,

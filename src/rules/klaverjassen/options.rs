@@ -5,9 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::rules::Seat;
 
 /// How the table treats a card that may not be played (*verzaken*).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RevokeMode {
     /// The server refuses a card that may not be played; nobody can revoke.
@@ -19,23 +17,17 @@ pub enum RevokeMode {
 }
 
 /// The options of a Klaverjassen table; every one may be left out.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-#[schema(example = json!({"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": false}))]
-#[schema(as = KlaverjassenOptions)]
 pub struct Options {
     /// Whether a card that may not be played is refused (`enforced`) or
     /// accepted and left to the opponents to report (`club`).
-    #[schema(example = "club")]
     pub revoke_mode: RevokeMode,
     /// The dealer of deal 1 (0..=3); the seat after it names trump first.
-    #[schema(example = 3)]
     pub first_dealer: Seat,
     /// How many deals the match lasts (1..=16).
-    #[schema(example = 16, minimum = 1, maximum = 16)]
     pub deals: u8,
     /// Whether the server deals each deal itself as soon as it is due.
-    #[schema(example = false)]
     pub auto_deal: bool,
 }
 

@@ -10,7 +10,7 @@ use crate::rules::Seat;
 pub const SEATS: u8 = 4;
 
 /// A team: seats 0 and 2 are team A (*wij*), seats 1 and 3 team B (*zij*).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Team {
     /// Seats 0 and 2 (*wij*).
     #[serde(rename = "A")]
@@ -49,45 +49,14 @@ impl std::fmt::Display for Team {
 }
 
 /// One value per team, written `{"A": .., "B": ..}`.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
-)]
-#[schema(example = json!({"A": 5, "B": 3}))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ByTeam<T> {
     /// Team A's value.
     #[serde(rename = "A")]
-    #[schema(schema_with = team_a_schema::<T>)]
     pub a: T,
     /// Team B's value.
     #[serde(rename = "B")]
-    #[schema(schema_with = team_b_schema::<T>)]
     pub b: T,
-}
-
-/// The schema of [`ByTeam::a`]: utoipa builds a generic field's schema from
-/// its type alone and drops its doc comment, so the description is added
-/// here.
-fn team_a_schema<T: utoipa::PartialSchema>() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
-    described::<T>("Team A's value.")
-}
-
-/// The schema of [`ByTeam::b`] (see [`team_a_schema`]).
-fn team_b_schema<T: utoipa::PartialSchema>() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
-    described::<T>("Team B's value.")
-}
-
-/// `T`'s schema with `description`.
-fn described<T: utoipa::PartialSchema>(
-    description: &str,
-) -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
-    use utoipa::openapi::{RefOr, Schema};
-    match T::schema() {
-        RefOr::T(Schema::Object(mut object)) => {
-            object.description = Some(description.to_owned());
-            RefOr::T(Schema::Object(object))
-        }
-        other => other,
-    }
 }
 
 impl<T> ByTeam<T> {
@@ -118,9 +87,7 @@ impl<T> IndexMut<Team> for ByTeam<T> {
 }
 
 /// One value per seat, written as an array indexed by seat number.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct BySeat<T>(pub [T; 4]);
 

@@ -12,25 +12,9 @@ use super::history::{CompletedTrick, DealRecord, OpenTrick};
 use super::team::{BySeat, ByTeam, SEATS, Team};
 
 /// A seat's view of the match (docs/api.md "Views", `klaverjassen`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(as = KlaverjassenView)]
-#[schema(example = json!({
-    "deal_number": 1, "dealer": 3, "phase": "playing",
-    "trump": "C", "trump_chosen_by": 0, "playing_team": "A",
-    "hand": ["JC", "10D", "7H", "9H", "10H", "KS", "AS"],
-    "hand_sizes": [7, 7, 6, 7],
-    "trick": {"number": 2, "leader": 2, "cards": [{"seat": 2, "card": "AD"}]},
-    "previous_trick": {"number": 1, "leader": 0, "cards": [
-        {"seat": 0, "card": "AC"}, {"seat": 1, "card": "10C"},
-        {"seat": 2, "card": "9C"}, {"seat": 3, "card": "KC"}
-    ], "winner": 2},
-    "review_tricks": null,
-    "tricks_taken": {"A": 1, "B": 0}, "roem": {"A": 0, "B": 0},
-    "deals": [], "totals": {"A": 0, "B": 0}
-}))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct View {
     /// The deal in progress or due, 1..=`deals`.
-    #[schema(example = 1)]
     pub deal_number: u8,
     /// The dealer of that deal.
     pub dealer: Seat,

@@ -11,17 +11,14 @@ pub const MAX_BID: u32 = 1_000_000;
 
 /// A move, as the API writes it: `{"type": "bid", "amount": 3}`. Reading
 /// refuses any field the move does not have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", try_from = "RawMove")]
-#[schema(example = json!({"type": "bid", "amount": 3}))]
-#[schema(as = PotverterenMove)]
 pub enum Move {
     /// The pothouder deals the blind cards.
     Deal,
     /// Bid this many chips to become pothouder (*opbod*).
     Bid {
         /// Chips, 1 to 1,000,000, more than the highest bid so far.
-        #[schema(minimum = 1, maximum = 1_000_000)]
         amount: u32,
     },
     /// Pass in the auction; final for this auction.

@@ -12,7 +12,7 @@ pub const MAX_SEATS: u8 = 10;
 pub const MAX_STARTING_CHIPS: i64 = 1_000_000;
 
 /// How the pothouder is chosen each round.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Variant {
     /// The standard game: the seats bid for the pothouder (*opbod*).
@@ -24,22 +24,17 @@ pub enum Variant {
 }
 
 /// The options of a Potverteren table; every one may be left out.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-#[schema(example = json!({"seats": 6, "variant": "auction", "starting_chips": 100, "auto_deal": false}))]
-#[schema(as = PotverterenOptions)]
 pub struct Options {
     /// Number of seats, 5 to 10.
-    #[schema(minimum = 5, maximum = 10, example = 5)]
     pub seats: u8,
     /// How the pothouder is chosen.
     pub variant: Variant,
     /// Chips each seat starts with, 0 to 1,000,000.
-    #[schema(minimum = 0, maximum = 1_000_000, example = 100)]
     pub starting_chips: i64,
     /// Whether the server deals as soon as a deal is due, instead of waiting
     /// for the pothouder's `deal`.
-    #[schema(example = false)]
     pub auto_deal: bool,
 }
 

@@ -9,8 +9,7 @@ use crate::rules::Seat;
 use crate::rules::cards::Card;
 
 /// The pot (*pot*), which persists from round to round in two parts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"stakes": 9, "pothouder": 4}))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PotParts {
     /// Chips the players put in as stakes, plus every remainder of an uneven
     /// split (and, in the lot variant, the excess paid by seats over 16).
@@ -27,16 +26,13 @@ impl PotParts {
 }
 
 /// A seat's cards as revealed at the end of a round.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[schema(example = json!({"seat": 2, "cards": ["JS", "6H", "4D"], "total": 20}))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RevealedHand {
     /// The seat.
     pub seat: Seat,
     /// Its cards, the blind card first, then the open cards in the order asked.
-    #[schema(example = json!(["KS", "6H"]))]
     pub cards: Vec<Card>,
     /// The sum of their values.
-    #[schema(example = 16)]
     pub total: u32,
 }
 
@@ -49,7 +45,7 @@ impl RevealedHand {
 }
 
 /// What one seat over 16 paid, and to whom it went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExcessPayment {
     /// The seat over 16.
     pub seat: Seat,
@@ -59,7 +55,7 @@ pub struct ExcessPayment {
 
 /// The full public record of a settled round: how the pothouder was chosen,
 /// what was dealt and asked, and how the chips moved.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoundResult {
     /// The round's number, from 1.
     pub round: u32,

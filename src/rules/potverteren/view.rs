@@ -12,25 +12,9 @@ use crate::rules::Seat;
 use crate::rules::cards::Card;
 
 /// A table as one seat may see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(as = PotverterenView)]
-#[schema(example = json!({
-    "round": 5, "variant": "auction", "phase": "auction", "pothouder": null,
-    "pot": 15, "pot_parts": {"stakes": 0, "pothouder": 15},
-    "balances": [93, 110, 88, 101, 93],
-    "auction": {"high_bid": 1, "high_bidder": 2, "passed": [3]},
-    "hands": [
-        {"seat": 0, "blind_card": null, "open_cards": [], "stood": false, "total": null},
-        {"seat": 1, "blind_card": null, "open_cards": [], "stood": false, "total": null},
-        {"seat": 2, "blind_card": null, "open_cards": [], "stood": false, "total": null},
-        {"seat": 3, "blind_card": null, "open_cards": [], "stood": false, "total": null},
-        {"seat": 4, "blind_card": null, "open_cards": [], "stood": false, "total": null}
-    ],
-    "last_round": last_round_example()
-}))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct View {
     /// The round in progress, from 1; once finished, the last round settled.
-    #[schema(example = 1)]
     pub round: u32,
     /// How the pothouder is chosen.
     pub variant: Variant,
@@ -39,12 +23,10 @@ pub struct View {
     /// The pothouder of the round in progress, once known.
     pub pothouder: Option<Seat>,
     /// The pot, both parts together.
-    #[schema(example = 13)]
     pub pot: i64,
     /// The pot's two parts.
     pub pot_parts: PotParts,
     /// Each seat's chips, by seat; may be below zero.
-    #[schema(example = json!([100, 96, 99, 99, 99]))]
     pub balances: Vec<i64>,
     /// The auction while it is on; null otherwise.
     pub auction: Option<AuctionView>,
@@ -55,7 +37,7 @@ pub struct View {
 }
 
 /// What the table is doing, as the API names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseName {
     /// The seats bid for the pothouder.
@@ -69,11 +51,9 @@ pub enum PhaseName {
 }
 
 /// The auction in progress.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(example = json!({"high_bid": 4, "high_bidder": 1, "passed": [3]}))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AuctionView {
     /// The highest bid so far; null before the first bid.
-    #[schema(example = 4)]
     pub high_bid: Option<u32>,
     /// The seat that made it; null before the first bid.
     pub high_bidder: Option<Seat>,
@@ -82,49 +62,24 @@ pub struct AuctionView {
 }
 
 /// One seat's cards in the round in progress.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(example = json!({"seat": 2, "blind_card": "JS", "open_cards": ["6H"], "stood": false,
-    "total": 16}))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HandView {
     /// The seat.
     pub seat: Seat,
     /// The blind card: null when none was dealt or the viewer may not see it.
     pub blind_card: Option<Card>,
     /// The cards asked, face up, in the order asked.
-    #[schema(example = json!(["9C"]))]
     pub open_cards: Vec<Card>,
     /// Whether its turn is over (it stood, or took its 4th card).
-    #[schema(example = false)]
     pub stood: bool,
     /// Its total: null when the viewer may not know it.
-    #[schema(example = 16)]
     pub total: Option<u32>,
 }
 
-/// The example of a settled round in the OpenAPI document: [`LastRound`]'s,
-/// and the one in [`View`]'s.
-fn last_round_example() -> serde_json::Value {
-    serde_json::json!({
-        "round": 4, "pothouder": 1,
-        "hands": [
-            {"seat": 0, "cards": ["QH"], "total": 10},
-            {"seat": 2, "cards": ["JS", "6H", "4D"], "total": 20},
-            {"seat": 3, "cards": ["4C"], "total": 4},
-            {"seat": 4, "cards": ["9S"], "total": 9}
-        ],
-        "winners": [0], "pot_before": 9, "pot_after": 15,
-        "balance_changes": [3, -2, -5, -1, -1],
-        "server_seed": "cfefdbc5b7bf80aac1d9544838713376f991bf8d859af90bd063c36764000508",
-        "seat_seeds": [null, null, "00ff17", null, null]
-    })
-}
-
 /// The last settled round, revealed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(example = last_round_example)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LastRound {
     /// Its number.
-    #[schema(example = 4)]
     pub round: u32,
     /// Its pothouder.
     pub pothouder: Seat,
@@ -133,20 +88,15 @@ pub struct LastRound {
     /// The seats that shared the prize.
     pub winners: Vec<Seat>,
     /// The pot when the round began, before bid and stakes.
-    #[schema(example = 9)]
     pub pot_before: i64,
     /// The pot after the settlement.
-    #[schema(example = 15)]
     pub pot_after: i64,
     /// Net change of each seat's balance over the round, by seat.
-    #[schema(example = json!([3, -2, -5, -1, -1]))]
     pub balance_changes: Vec<i64>,
     /// The round's server seed `s(k)` (docs/fairness.md); filled in by the
     /// table around the rules, which keeps the seeds.
-    #[schema(example = "5be1c0f8a3d24e6b9f7a1c3e5d7b9f1a2c4e6a8b0d2f4a6c8e0b2d4f6a8c0e2f")]
     pub server_seed: Option<String>,
     /// The seat seeds mixed into the round's deck and lot, by seat (null where none).
-    #[schema(example = json!([null, null, "00ff17", null, null]))]
     pub seat_seeds: Vec<Option<String>>,
 }
 

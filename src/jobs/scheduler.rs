@@ -18,19 +18,18 @@
 
 use std::time::Duration;
 
-use actix_web::web;
 use uuid::Uuid;
 
-use super::AppState;
-use super::change::{Event, after_commit, record_change};
-use super::error::ApiError;
-use super::games::seat_move;
-use crate::ai::{self, Player, Players};
+use crate::app::blocking::off_the_workers;
+use crate::app::commit::{Event, after_commit, record_change};
+use crate::app::context::App;
+use crate::app::error::Error;
+use crate::app::play::{computer_move, seat_move};
 use crate::rules::Seat;
 use crate::store::games;
 use crate::store::record::game_from_row;
 use crate::table::automation::Work;
-use crate::table::{Game, Level, Move, Rules};
+use crate::table::{Game, Level, Move};
 
 /// How often an idle runner looks for due work without being woken.
 const POLL: Duration = Duration::from_secs(1);
@@ -40,11 +39,11 @@ const BATCH: i64 = 16;
 const ATTEMPTS: usize = 8;
 
 /// Runs until the server shuts down. The move in hand is finished first.
-pub async fn run(state: web::Data<AppState>) {
-    let jumps = state.clock.jumps();
-    while !state.notifier.is_shutting_down() {
-        state.notifier.scheduler_awake();
-        let busy = match round(&state).await {
+pub async fn run(app: App) {
+    let jumps = app.clock.jumps();
+    while !app.notifier.is_shutting_down() {
+        app.notifier.scheduler_awake();
+        let busy = match round(&app).await {
             Ok(busy) => busy,
             Err(error) => {
                 tracing::warn!(%error, "scheduler round failed");
@@ -60,14 +59,14 @@ pub async fn run(state: web::Data<AppState>) {
                 None => std::future::pending().await,
             }
         };
-        let sleep = idle_wait(&state).await;
-        let until = state
+        let sleep = idle_wait(&app).await;
+        let until = app
             .clock
             .now_micros()
             .saturating_add(i64::try_from(sleep.as_micros()).unwrap_or(i64::MAX));
-        state.notifier.scheduler_sleeps_until(until);
+        app.notifier.scheduler_sleeps_until(until);
         tokio::select! {
-            _ = state.notifier.work.notified() => {}
+            _ = app.notifier.work.notified() => {}
             _ = wait => {}
             _ = tokio::time::sleep(sleep) => {}
         }
@@ -76,33 +75,45 @@ pub async fn run(state: web::Data<AppState>) {
 
 /// How long to sleep with nothing due: until the next due work on a
 /// running clock, at most [`POLL`].
-async fn idle_wait(state: &AppState) -> Duration {
-    let next = match state.store.acquire().await {
+async fn idle_wait(app: &App) -> Duration {
+    let next = match app.store.acquire().await {
         Ok(mut conn) => games::next_due(&mut conn).await.ok().flatten(),
         Err(_) => None,
     };
-    let now = state.clock.now_micros();
+    let now = app.clock.now_micros();
     match next {
-        Some(due) if state.clock.jumps().is_none() => {
+        Some(due) if app.clock.jumps().is_none() => {
             Duration::from_micros(due.saturating_sub(now).max(1) as u64).min(POLL)
         }
         _ => POLL,
     }
 }
 
+/// How long the oldest due automatic work has waited, in seconds: 0 when
+/// none is due.
+///
+/// # Errors
+/// The database's.
+pub async fn lag_seconds(app: &App) -> Result<f64, Error> {
+    let mut conn = app.store.acquire().await?;
+    let next = games::next_due(&mut conn).await?;
+    let now = app.now();
+    Ok(next.map_or(0.0, |due| (now - due).max(0) as f64 / 1e6))
+}
+
 /// One round: the due games, one automatic move each. True when there was
 /// work, so the runner goes on at once.
-async fn round(state: &AppState) -> Result<bool, ApiError> {
-    let now = state.clock.now_micros();
-    let mut tx = state.store.begin_write().await?;
-    let due = games::due(&mut tx, state.store.backend(), now, BATCH).await?;
+async fn round(app: &App) -> Result<bool, Error> {
+    let now = app.clock.now_micros();
+    let mut tx = app.store.begin_write().await?;
+    let due = games::due(&mut tx, app.store.backend(), now, BATCH).await?;
     tx.commit().await?;
     let mut progressed = false;
     for id in due {
-        if state.notifier.is_shutting_down() {
+        if app.notifier.is_shutting_down() {
             break;
         }
-        progressed |= step(state, id).await?;
+        progressed |= step(app, id).await?;
     }
     Ok(progressed)
 }
@@ -120,15 +131,15 @@ enum Decision {
 
 /// Decides and applies one automatic move on game `id`. True when the game
 /// changed (or its stale mark was cleared).
-async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
-    let backend = state.store.backend();
+async fn step(app: &App, id: Uuid) -> Result<bool, Error> {
+    let backend = app.store.backend();
     for _ in 0..ATTEMPTS {
         let row = {
-            let mut conn = state.store.acquire().await?;
+            let mut conn = app.store.acquire().await?;
             games::load(&mut conn, backend, id, false).await?
         };
         let Some(row) = row else { return Ok(false) };
-        let now = state.clock.now_micros();
+        let now = app.clock.now_micros();
         if row.due_at.is_none_or(|due| due > now) {
             return Ok(false);
         }
@@ -140,7 +151,7 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
             Some(work) => off_the_workers(move || decide(&game, work)).await?,
             None => None,
         };
-        let mut tx = state.store.begin_write().await?;
+        let mut tx = app.store.begin_write().await?;
         let Some(locked) = games::load(&mut tx, backend, id, true).await? else {
             return Ok(false);
         };
@@ -176,12 +187,12 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
                 }
                 let player = game.seats[seat.index()].as_ref().map(|p| p.id);
                 let event = seat_move(&mut game, seat, mv)
-                    .map_err(|e| ApiError::Internal(format!("automatic move refused: {e}")))?;
+                    .map_err(|e| Error::Internal(format!("automatic move refused: {e}")))?;
                 (event, actor, player)
             }
         };
         let due_at = record_change(
-            state,
+            app,
             &mut tx,
             &mut game,
             &locked,
@@ -192,23 +203,10 @@ async fn step(state: &AppState, id: Uuid) -> Result<bool, ApiError> {
         .await?;
         tx.commit().await?;
         let counted = (event.kind != "abandoned").then_some(actor);
-        after_commit(state, &game, &event, due_at, counted);
+        after_commit(app, &game, &event, due_at, counted);
         return Ok(true);
     }
     Ok(false)
-}
-
-/// Runs `think` on tokio's blocking pool, off the async workers: a computer
-/// player may think for a while (a stronger one up to a quarter of a second
-/// per move), and meanwhile the workers go on serving requests and streams.
-/// Whatever player [`computer_move`] asks runs here; the scheduler does not
-/// depend on how long it takes.
-async fn off_the_workers<T: Send + 'static>(
-    think: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(think)
-        .await
-        .map_err(|e| ApiError::Internal(format!("the decision failed: {e}")))
 }
 
 /// The move for `work`, decided from the seat's own view only.
@@ -234,78 +232,4 @@ fn decide(game: &Game, work: Work) -> Option<Decision> {
         actor,
         away,
     })
-}
-
-/// The computer player of `level` for the game `G`: the one place that maps
-/// a level to a player, so a stronger player drops in here without
-/// touching the code that asks it.
-pub fn player_for<G: Players>(level: Level) -> Box<dyn Player<G>> {
-    match level {
-        Level::Basic => G::basic(),
-        Level::Strong => G::strong(),
-    }
-}
-
-/// The move the computer player of `level` makes for `seat`, decided from
-/// the seat's view of the rules and its legal moves alone.
-pub fn computer_move(
-    rules: &Rules,
-    seat: Seat,
-    level: Level,
-    rng: &mut dyn rand::Rng,
-) -> Option<Move> {
-    match rules {
-        Rules::Klaverjassen(game) => {
-            ai::decide(game, seat, &*player_for(level), rng).map(Move::from)
-        }
-        Rules::Potverteren(game) => {
-            ai::decide(game, seat, &*player_for(level), rng).map(Move::from)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::mpsc;
-    use std::time::Duration;
-
-    use super::off_the_workers;
-
-    /// On a runtime with one worker thread, a decision that waits for
-    /// another task can only end if it does not occupy that worker: were it
-    /// run inline, the other task would never run and the wait would time
-    /// out.
-    #[test]
-    fn a_decision_runs_off_the_async_workers_so_they_keep_serving() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let served = runtime.block_on(async {
-            let (tx, rx) = mpsc::channel::<&str>();
-            let other = tokio::spawn(async move {
-                tokio::task::yield_now().await;
-                tx.send("served").expect("the decision waits");
-            });
-            let thought = off_the_workers(move || rx.recv_timeout(Duration::from_secs(30)))
-                .await
-                .expect("the decision ends");
-            other.await.expect("the other task ends");
-            thought
-        });
-        assert_eq!(served, Ok("served"));
-    }
-
-    /// A decision runs on another thread than the worker that awaits it.
-    #[test]
-    fn a_decision_runs_on_another_thread_than_the_scheduler() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .expect("a runtime");
-        let worker = std::thread::current().id();
-        let thinker = runtime
-            .block_on(off_the_workers(|| std::thread::current().id()))
-            .expect("the decision ends");
-        assert_ne!(thinker, worker);
-    }
 }

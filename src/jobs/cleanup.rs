@@ -18,10 +18,9 @@
 
 use std::time::Duration;
 
-use actix_web::web;
 use uuid::Uuid;
 
-use super::AppState;
+use crate::app::context::App;
 use crate::store::{Store, cleanup};
 use crate::table::automation::ABANDON_AFTER_MICROS;
 
@@ -69,6 +68,18 @@ pub struct Swept {
     pub waiting_tables: u64,
 }
 
+impl Swept {
+    /// What the run removed or changed, by kind, as the metrics count it.
+    pub fn rows_by_kind(&self) -> [(&'static str, u64); 4] {
+        [
+            ("idempotency_answers", self.idempotency_answers),
+            ("guest_players", self.guest_players),
+            ("bot_players", self.bot_players),
+            ("waiting_tables", self.waiting_tables),
+        ]
+    }
+}
+
 /// How long a computer player that never played is kept: a day, so one
 /// made a moment before the job runs is not removed while its host's
 /// request is still seating it.
@@ -113,18 +124,18 @@ pub async fn run_if_free(
 }
 
 /// Runs until the server shuts down.
-pub async fn run(state: web::Data<AppState>, policy: Policy) {
+pub async fn run(app: App, policy: Policy) {
     // Each instance its own holder name: a restarted instance waits out the
     // lease its earlier life took, like any other instance.
     let holder = Uuid::new_v4().to_string();
-    let jumps = state.clock.jumps();
-    while !state.notifier.is_shutting_down() {
-        let now = state.clock.now_micros();
-        match run_if_free(&state.store, &holder, now, &policy).await {
+    let jumps = app.clock.jumps();
+    while !app.notifier.is_shutting_down() {
+        let now = app.now();
+        match run_if_free(&app.store, &holder, now, &policy).await {
             Ok(Some(swept)) => {
-                state.metrics.count_cleanup(&swept);
+                app.metrics.count_cleanup(&swept.rows_by_kind());
                 if swept.waiting_tables > 0 {
-                    state.notifier.work.notify_one();
+                    app.notifier.work.notify_one();
                 }
                 tracing::info!(?swept, "storage cleanup");
             }

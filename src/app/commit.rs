@@ -1,0 +1,160 @@
+//! Writing an accepted change: the one path of a player's change, a
+//! computer player's move and the clock's. The version goes up by one, the
+//! deadline and when automatic work falls due are set, the seat change and
+//! the event are written in the transaction; after the commit, streams,
+//! long polls and the scheduler are woken and the move is counted.
+
+use uuid::Uuid;
+
+use super::context::App;
+use super::error::Error;
+use super::friends::after_change;
+use crate::store::events::EventRow;
+use crate::store::record::changed_row;
+use crate::store::{Tx, games};
+use crate::table::{Game, SeatedPlayer};
+
+/// What a change records in the event log.
+pub struct Event {
+    /// `joined`, `left`, `deal`, `move`, `back`, `rematch` or `abandoned`.
+    pub kind: &'static str,
+    /// The seat that acted.
+    pub seat: Option<u8>,
+    /// The change itself (public parts only; the event log redacts the
+    /// rest for each reader).
+    pub payload: serde_json::Value,
+    /// A seat to add or free in the seats table.
+    pub seat_change: Option<SeatChange>,
+}
+
+/// A change to who sits where.
+pub enum SeatChange {
+    /// The caller took this seat.
+    Took(u8),
+    /// The caller left this seat.
+    Left(u8),
+    /// A computer player, a new player row, took this seat.
+    Bot(u8, SeatedPlayer),
+}
+
+impl Event {
+    /// An event that changes no seat.
+    pub fn new(kind: &'static str, seat: Option<u8>, payload: serde_json::Value) -> Event {
+        Event {
+            kind,
+            seat,
+            payload,
+            seat_change: None,
+        }
+    }
+
+    /// Whether the change sets the awaited seats' deadline anew: every
+    /// change does but a seat's seed and a seat's `back`, which leave the
+    /// game where it was, so that nobody holds a table by sending them.
+    pub fn restarts_the_clock(&self) -> bool {
+        let seed = self.payload.get("type").and_then(serde_json::Value::as_str) == Some("seed");
+        !(seed || self.kind == "back")
+    }
+}
+
+/// The row that stores `game` after an accepted change to the game
+/// `loaded` held: the version goes up by one, and the deadline and when
+/// automatic work falls due are set; and when that is.
+pub(super) fn next_row(
+    app: &App,
+    game: &mut Game,
+    loaded: &games::GameRow,
+    event: &Event,
+) -> Result<(games::GameRow, Option<i64>), Error> {
+    game.version += 1;
+    let due_at = game.schedule(loaded.created_at, app.now(), event.restarts_the_clock());
+    let mut row = changed_row(game, loaded)?;
+    row.due_at = due_at;
+    Ok((row, due_at))
+}
+
+/// The event log's row for `event`, the game's change to `version`, made
+/// by `player` (`actor` `bot` or `clock` for an automatic change).
+pub(super) fn event_row(
+    event: &Event,
+    version: i64,
+    player: Option<Uuid>,
+    actor: Option<&str>,
+) -> EventRow {
+    EventRow {
+        seq: version,
+        player_id: player,
+        seat: event.seat,
+        kind: event.kind.to_owned(),
+        payload: event.payload.to_string(),
+        created_at: 0,
+        actor: actor.map(str::to_owned),
+    }
+}
+
+/// Writes an accepted change inside `tx` (see the module). `loaded` is the
+/// game's row as loaded, locked, in `tx`. Returns when automatic work on
+/// the game falls due, for [`after_commit`].
+///
+/// # Errors
+/// The database's; [`Error::Internal`] if the locked row changed.
+pub async fn record_change(
+    app: &App,
+    tx: &mut Tx,
+    game: &mut Game,
+    loaded: &games::GameRow,
+    event: &Event,
+    player: Option<Uuid>,
+    actor: Option<&str>,
+) -> Result<Option<i64>, Error> {
+    let (row, due_at) = next_row(app, game, loaded, event)?;
+    match event.seat_change {
+        Some(SeatChange::Took(seat)) => {
+            if let Some(player) = player {
+                games::add_seat(tx, game.id, seat, player).await?;
+            }
+        }
+        Some(SeatChange::Left(seat)) => games::remove_seat(tx, game.id, seat).await?,
+        Some(SeatChange::Bot(seat, ref bot)) => {
+            let level = bot.bot.map_or("basic", crate::table::Level::as_str);
+            crate::store::players::insert_bot(tx, bot.id, &bot.name, level).await?;
+            games::add_seat(tx, game.id, seat, bot.id).await?;
+        }
+        None => {}
+    }
+    let event = event_row(event, game.version, player, actor);
+    // The row is locked, so it is at the version read.
+    if !games::write_change(tx, app.store.backend(), &row, &event, due_at).await? {
+        return Err(Error::Internal(format!(
+            "game {}: changed under its lock",
+            game.id
+        )));
+    }
+    after_change(tx, app.store.backend(), game).await?;
+    Ok(due_at)
+}
+
+/// After a change's commit: wakes streams and long polls, and the scheduler
+/// if the change made automatic work due at `due_at` (as [`record_change`]
+/// returned it), and counts the move (`actor` `bot` or `clock` for an
+/// automatic one).
+pub fn after_commit(
+    app: &App,
+    game: &Game,
+    event: &Event,
+    due_at: Option<i64>,
+    actor: Option<&str>,
+) {
+    app.notifier.publish(game.id, game.version);
+    app.notifier.work_due(due_at);
+    if matches!(event.kind, "deal" | "move") {
+        let move_type = event.payload["type"].as_str().unwrap_or("unknown");
+        app.metrics.count_move(game.kind.as_str(), move_type);
+    }
+    if let Some(actor) = actor {
+        app.metrics.count_automatic(actor);
+    }
+    if event.kind == "abandoned" {
+        app.metrics.count_abandoned();
+    }
+}

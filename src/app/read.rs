@@ -1,0 +1,159 @@
+//! Reading a game: as stored now, for the bearer of a token (checked in
+//! the game's own statement), or once it passes a version (a long poll).
+
+use std::time::Duration;
+
+use sqlx::AnyConnection;
+use uuid::Uuid;
+
+use super::context::App;
+use super::error::Error;
+use super::sign_in;
+use crate::auth::Identity;
+use crate::notify::Wake;
+use crate::store::games;
+use crate::store::record::game_from_row;
+use crate::table::Game;
+
+/// The longest long poll, in seconds.
+pub const LONG_POLL_MAX_SECONDS: u64 = 60;
+
+/// How long a long poll waits when the caller does not say, in seconds.
+const LONG_POLL_DEFAULT_SECONDS: u64 = 30;
+
+/// The refusal for a game that does not exist.
+pub fn no_game(id: Uuid) -> Error {
+    Error::NotFound(format!("no game {id}"))
+}
+
+/// The game as stored now.
+///
+/// # Errors
+/// [`Error::NotFound`] when there is no such game.
+pub async fn load(app: &App, id: Uuid) -> Result<Game, Error> {
+    let mut conn = app.store.acquire().await?;
+    load_on(&mut conn, app, id).await
+}
+
+/// The game as stored now, read on `conn`.
+///
+/// # Errors
+/// As [`load`].
+pub async fn load_on(conn: &mut AnyConnection, app: &App, id: Uuid) -> Result<Game, Error> {
+    Ok(game_from_row(&row_on(conn, app, id).await?)?)
+}
+
+/// [`load_on`] with every finished record, the oldest included, where it
+/// holds only the recent ones ([`games::RECENT_RECORDS`]): for the event
+/// log, which shows every round's cards.
+///
+/// # Errors
+/// As [`load`].
+pub async fn load_with_every_record(
+    conn: &mut AnyConnection,
+    app: &App,
+    id: Uuid,
+) -> Result<Game, Error> {
+    let mut row = row_on(conn, app, id).await?;
+    games::read_all_records(conn, &mut row).await?;
+    Ok(game_from_row(&row)?)
+}
+
+/// Game `id`'s row as stored now, read on `conn`.
+async fn row_on(conn: &mut AnyConnection, app: &App, id: Uuid) -> Result<games::GameRow, Error> {
+    games::load(conn, app.store.backend(), id, false)
+        .await?
+        .ok_or_else(|| no_game(id))
+}
+
+/// Game `id` read for the bearer of `identity`, whose check comes in the
+/// game's own statement; a refused token still comes before a missing
+/// game. Returns the caller and the game.
+///
+/// # Errors
+/// [`Error::Token`], then [`Error::NotFound`].
+pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, Game), Error> {
+    let Some(player) = sign_in::named_player(identity) else {
+        let mut conn = app.store.acquire().await?;
+        let caller = sign_in::check(app, &mut conn, identity).await?;
+        let game = load_on(&mut conn, app, id).await?;
+        return Ok((caller, game));
+    };
+    let backend = app.store.backend();
+    let (mut conn, read) = app
+        .store
+        .acquire_with(async |conn| games::load_for(conn, backend, id, false, Some(player)).await)
+        .await?;
+    let Some((row, found)) = read else {
+        sign_in::check(app, &mut conn, identity).await?;
+        return Err(no_game(id));
+    };
+    let caller = sign_in::accept(app, &mut conn, identity, found).await?;
+    // Given back before the game is decoded and its view built.
+    drop(conn);
+    Ok((caller, game_from_row(&row)?))
+}
+
+/// Game `id` for the bearer of `identity`: now, or, given
+/// `wait_for_version`, as soon as it passes that version or after
+/// `timeout_s` seconds (default 30), whichever comes first. Returns the
+/// caller and the game.
+///
+/// # Errors
+/// [`Error::Token`]; [`Error::Invalid`] for a timeout without a version, a
+/// negative version or a timeout over [`LONG_POLL_MAX_SECONDS`];
+/// [`Error::NotFound`].
+pub async fn view(
+    app: &App,
+    identity: &Identity,
+    id: Uuid,
+    wait_for_version: Option<i64>,
+    timeout_s: Option<u64>,
+) -> Result<(Uuid, Game), Error> {
+    if wait_for_version.is_none() && timeout_s.is_none() {
+        // The token is checked in the game's own statement.
+        return load_as(app, identity, id).await;
+    }
+    // A long poll holds no connection while it waits.
+    let caller = {
+        let mut conn = app.store.acquire().await?;
+        sign_in::check(app, &mut conn, identity).await?
+    };
+    let Some(version) = wait_for_version else {
+        return Err(Error::invalid("timeout_s: only with wait_for_version"));
+    };
+    let seconds = timeout_s.unwrap_or(LONG_POLL_DEFAULT_SECONDS);
+    if version < 0 || seconds > LONG_POLL_MAX_SECONDS {
+        return Err(Error::invalid(format!(
+            "wait_for_version: 0 or more; timeout_s: 0 to {LONG_POLL_MAX_SECONDS}"
+        )));
+    }
+    let game = wait_past(app, id, version, Duration::from_secs(seconds)).await?;
+    Ok((caller, game))
+}
+
+/// Waits until game `id` passes `version` or `timeout` ends, and returns
+/// it then.
+///
+/// # Errors
+/// [`Error::NotFound`] when there is no such game.
+pub async fn wait_past(
+    app: &App,
+    id: Uuid,
+    version: i64,
+    timeout: Duration,
+) -> Result<Game, Error> {
+    let mut waiter = app.notifier.subscribe(id).await;
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        // Load after subscribing, so a change in between is not missed.
+        let game = load(app, id).await?;
+        if game.version > version {
+            return Ok(game);
+        }
+        match tokio::time::timeout_at(deadline, waiter.wake()).await {
+            Ok(Wake::Changed | Wake::Recheck) => continue,
+            Ok(Wake::Shutdown) | Err(_) => return Ok(game),
+        }
+    }
+}
