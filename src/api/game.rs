@@ -398,13 +398,8 @@ impl From<&Game> for GameSummary {
 
 #[cfg(test)]
 mod tests {
-    use rand::SeedableRng;
-    use rand::rngs::StdRng;
-    use rand::seq::IndexedRandom;
-
     use super::*;
-    use crate::table::GameKind;
-    use crate::table::testing::game_after;
+    use crate::table::testing::{callers, play_one_move, varied_games};
 
     /// A view's JSON, written from the API's own types, is byte for byte
     /// what serde_json writes of the table's view, for every seat and a
@@ -413,39 +408,8 @@ mod tests {
     /// clock's deadline included.
     #[test]
     fn a_views_json_is_the_tables_view_at_every_step_of_both_games() {
-        for (kind, chosen, seed) in [
-            (
-                GameKind::Klaverjassen,
-                serde_json::json!({"revoke_mode": "club", "deals": 2, "hints": true}),
-                21,
-            ),
-            (
-                GameKind::Klaverjassen,
-                serde_json::json!({"auto_deal": true, "deals": 3}),
-                22,
-            ),
-            (
-                GameKind::Potverteren,
-                serde_json::json!({"auto_deal": true, "seats": 7, "turn_seconds": 20}),
-                23,
-            ),
-        ] {
-            let mut game = game_after(kind, chosen, |_| true);
-            let mut rng = StdRng::seed_from_u64(seed);
-            if let Some(Some(seat)) = game.seats.get_mut(1) {
-                seat.bot = Some(table::Level::Basic);
-                seat.name = "a \"quoted\" name\twith a tab".into();
-            }
-            game.away[2] = true;
-            game.deadline = Some(1_764_000_000_123_456);
-            game.fairness
-                .set_seat_seed(0, crate::rules::fairness::SeatSeed::parse("c0ffee").ok());
-            let callers: Vec<Option<Uuid>> = game
-                .seats
-                .iter()
-                .map(|s| s.as_ref().map(|p| p.id))
-                .chain([None])
-                .collect();
+        for (mut game, mut rng) in varied_games() {
+            let callers = callers(&game);
             for _ in 0..400 {
                 for &caller in &callers {
                     let json = view_json(&game, caller).unwrap();
@@ -455,14 +419,9 @@ mod tests {
                         String::from_utf8(expected).unwrap()
                     );
                 }
-                let rules = game.rules.as_mut().unwrap();
-                let Some(awaiting) = rules.game().awaiting() else {
+                if !play_one_move(&mut game, &mut rng) {
                     break;
-                };
-                let seat = awaiting.seats[0];
-                let moves = rules.game().legal_moves(seat);
-                let mv = moves.choose(&mut rng).cloned().expect("a legal move");
-                rules.game_mut().apply(seat, mv, &mut rng).expect("legal");
+                }
             }
         }
     }

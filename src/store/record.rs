@@ -187,7 +187,6 @@ fn to_row(
 mod tests {
     use rand::SeedableRng;
     use rand::rngs::StdRng;
-    use rand::seq::IndexedRandom;
     use uuid::Uuid;
 
     use super::*;
@@ -196,7 +195,7 @@ mod tests {
     use crate::store::testing::{game_after, plays_on, records};
     use crate::table::Rules;
     use crate::table::fairness::FairDeals;
-    use crate::table::testing::play_moves_until;
+    use crate::table::testing::{callers, play_moves_until, play_one_move, varied_games};
 
     /// The store's side of `row`, written for `game`: the records the row
     /// adds after those `stored` holds are stored too, and the row reads
@@ -246,39 +245,8 @@ mod tests {
     /// made.
     #[test]
     fn a_game_read_back_from_its_row_is_the_game_at_every_step_of_both_games() {
-        for (kind, chosen, seed) in [
-            (
-                GameKind::Klaverjassen,
-                serde_json::json!({"revoke_mode": "club", "deals": 2, "hints": true}),
-                21,
-            ),
-            (
-                GameKind::Klaverjassen,
-                serde_json::json!({"auto_deal": true, "deals": 3}),
-                22,
-            ),
-            (
-                GameKind::Potverteren,
-                serde_json::json!({"auto_deal": true, "seats": 7, "turn_seconds": 20}),
-                23,
-            ),
-        ] {
-            let mut game = game_after(kind, chosen, |_| true);
-            let mut rng = StdRng::seed_from_u64(seed);
-            if let Some(Some(seat)) = game.seats.get_mut(1) {
-                seat.bot = Some(Level::Basic);
-                seat.name = "a \"quoted\" name\twith a tab".into();
-            }
-            game.away[2] = true;
-            game.deadline = Some(1_764_000_000_123_456);
-            game.fairness
-                .set_seat_seed(0, crate::rules::fairness::SeatSeed::parse("c0ffee").ok());
-            let callers: Vec<Option<Uuid>> = game
-                .seats
-                .iter()
-                .map(|s| s.as_ref().map(|p| p.id))
-                .chain([None])
-                .collect();
+        for (mut game, mut rng) in varied_games() {
+            let callers = callers(&game);
             let options = game.options_json().to_string();
             let mut stored = Vec::new();
             let new = game_to_row(&mut game, 0, options, None).unwrap();
@@ -292,15 +260,10 @@ mod tests {
                         serde_json::to_vec(&game.view_for(caller)).unwrap()
                     );
                 }
-                let rules = game.rules.as_mut().unwrap();
-                let Some(awaiting) = rules.game().awaiting() else {
+                if !play_one_move(&mut game, &mut rng) {
                     break;
-                };
-                let seat = awaiting.seats[0];
-                let moves = rules.game().legal_moves(seat);
-                let mv = moves.choose(&mut rng).cloned().expect("a legal move");
-                rules.game_mut().apply(seat, mv, &mut rng).expect("legal");
-                let finished = records(rules);
+                }
+                let finished = records(game.rules.as_ref().unwrap());
                 let changed = changed_row(&mut game, &row).unwrap();
                 assert_eq!(changed.records.len(), finished);
                 assert!(
