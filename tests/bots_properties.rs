@@ -186,6 +186,7 @@ fn the_strong_level_at_klaverjassen_plays_through_the_solver_player() {
             time: None,
             ..Budget::default()
         },
+        ..StrongPlayer::default()
     };
     let (mut compared, mut unlike_basic) = (0, 0);
     for seed in 0..6 {
@@ -237,7 +238,10 @@ fn a_strong_player_that_cannot_solve_one_sample_in_its_budget_plays_as_basic() {
     use kaarttafel::rules::klaverjassen::Phase;
 
     let budget = Budget::counted(32, 10);
-    let starved = StrongPlayer { budget };
+    let starved = StrongPlayer {
+        budget,
+        trump_budget: budget,
+    };
     let (mut cards, mut trumps) = (0, 0);
     for seed in 0..4 {
         let mut rng = StdRng::seed_from_u64(seed);

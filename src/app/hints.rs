@@ -98,9 +98,13 @@ where
     Some((advised.chosen.into(), moves))
 }
 
-/// The thinking budget of a hint: the strong player's own default.
-pub fn hint_budget() -> Budget {
-    Budget::default()
+/// The thinking budget of a hint at `view`: the strong player's own
+/// default there (at the Klaverjassen trump choice, the trump choice's
+/// budget).
+pub fn hint_budget(view: &GameView) -> Budget {
+    view.klaverjassen
+        .as_ref()
+        .map_or_else(Budget::default, Budget::for_view)
 }
 
 /// The finished deal `n` of `game`, analysed.
@@ -141,7 +145,7 @@ pub async fn hint(app: &App, caller: Uuid, id: Uuid) -> Result<Hint, Error> {
         return Err(not_seated());
     }
     let view = game.view_for(Some(caller));
-    match off_the_workers(move || hint_for(&view, hint_budget())).await? {
+    match off_the_workers(move || hint_for(&view, hint_budget(&view))).await? {
         Ok(hint) => Ok(hint),
         Err(NoHint::NotSeated) => Err(not_seated()),
         Err(NoHint::NothingToDecide) => Err(Error::Conflict {

@@ -16,6 +16,8 @@
 //! ```sh
 //! cargo run --release --bin tournament -- --deals 2000 --samples 32 --nodes 2000000 strong basic
 //! ```
+//! Its trump choice then has the counts of `TRUMP_BUDGET` without the
+//! clock, or `--trump-samples S --trump-nodes N`.
 //!
 //! Potverteren (`--game potverteren`, see [`potverteren`]):
 //! ```sh
@@ -23,7 +25,7 @@
 //! ```
 
 use kaarttafel::ai::klaverjassen::StrongPlayer;
-use kaarttafel::ai::klaverjassen::strong::Budget;
+use kaarttafel::ai::klaverjassen::strong::{Budget, TRUMP_BUDGET};
 use kaarttafel::ai::{Player, Players, RandomPlayer};
 use kaarttafel::app::play::player_for;
 use kaarttafel::rules::Seat;
@@ -48,10 +50,14 @@ where
     }
 }
 
-/// The Klaverjassen player named `name`, `strong` at `budget` when given.
-fn player(name: &str, budget: Option<Budget>) -> Box<dyn Player<Match>> {
-    match (name, budget) {
-        ("strong", Some(budget)) => Box::new(StrongPlayer { budget }),
+/// The Klaverjassen player named `name`; `strong` at `budgets` (cards,
+/// trump) when given.
+fn player(name: &str, budgets: Option<(Budget, Budget)>) -> Box<dyn Player<Match>> {
+    match (name, budgets) {
+        ("strong", Some((budget, trump_budget))) => Box::new(StrongPlayer {
+            budget,
+            trump_budget,
+        }),
         (other, _) => named(other),
     }
 }
@@ -131,6 +137,7 @@ fn main() {
     let mut deals = 2000usize;
     let mut names = Vec::new();
     let (mut samples, mut nodes) = (None, None);
+    let (mut trump_samples, mut trump_nodes) = (None, None);
     let mut i = 0;
     while i < args.len() {
         if args[i] == "--deals" {
@@ -142,6 +149,12 @@ fn main() {
         } else if args[i] == "--nodes" {
             nodes = Some(args[i + 1].parse::<u64>().expect("--nodes N"));
             i += 2;
+        } else if args[i] == "--trump-samples" {
+            trump_samples = Some(args[i + 1].parse::<u32>().expect("--trump-samples S"));
+            i += 2;
+        } else if args[i] == "--trump-nodes" {
+            trump_nodes = Some(args[i + 1].parse::<u64>().expect("--trump-nodes N"));
+            i += 2;
         } else {
             names.push(args[i].clone());
             i += 1;
@@ -149,14 +162,20 @@ fn main() {
     }
     let first = names.first().map_or("basic", String::as_str).to_owned();
     let second = names.get(1).map_or("random", String::as_str).to_owned();
-    let budget = (samples.is_some() || nodes.is_some()).then(|| {
+    let budgets = (samples.is_some() || nodes.is_some()).then(|| {
         let default = Budget::default();
-        Budget::counted(
-            samples.unwrap_or(default.samples),
-            nodes.unwrap_or(default.nodes),
+        (
+            Budget::counted(
+                samples.unwrap_or(default.samples),
+                nodes.unwrap_or(default.nodes),
+            ),
+            Budget::counted(
+                trump_samples.unwrap_or(TRUMP_BUDGET.samples),
+                trump_nodes.unwrap_or(TRUMP_BUDGET.nodes),
+            ),
         )
     });
-    let (a, b) = (player(&first, budget), player(&second, budget));
+    let (a, b) = (player(&first, budgets), player(&second, budgets));
     let started = std::time::Instant::now();
     let mut diffs = Vec::with_capacity(deals);
     for n in 0..deals {

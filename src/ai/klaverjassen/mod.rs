@@ -5,13 +5,14 @@
 pub mod basic;
 mod sampling;
 pub mod strong;
+mod trump;
 
 use crate::rules::Seat;
-use crate::rules::klaverjassen::{Match, Move, View};
+use crate::rules::klaverjassen::{Match, Move, Phase, View};
 
 use super::{Player, Players};
 pub use basic::BasicPlayer;
-use strong::{Budget, decide};
+use strong::{Budget, TRUMP_BUDGET, decide};
 
 impl Players for Match {
     fn basic() -> Box<dyn Player<Match>> {
@@ -25,15 +26,26 @@ impl Players for Match {
 
 /// The `strong` Klaverjassen player: the exact-solver player of
 /// [`strong::decide`] (perfect-information Monte Carlo over sampled deals,
-/// docs/solver.md), at its default budget of at most 200 ms per decision
-/// (`StrongPlayer::default()`). When not one sampled deal can be solved
-/// within the budget (early in a deal, on a slow machine, or for the trump
-/// choice, which solves every suit per sample), it plays as `basic` would
-/// rather than the first legal card.
-#[derive(Default)]
+/// docs/solver.md), at its default budgets (`StrongPlayer::default()`): at
+/// most 200 ms per card, and [`strong::TRUMP_BUDGET`] for the trump choice,
+/// the budget of a hint there, so that it names the suit the hint ranks
+/// best. When not one sampled deal can be solved within the budget (early
+/// in a deal, on a slow machine), it plays as `basic` would rather than the
+/// first legal card.
 pub struct StrongPlayer {
-    /// The thinking budget of each decision.
+    /// The thinking budget of each decision but the trump choice.
     pub budget: Budget,
+    /// The thinking budget of the trump choice.
+    pub trump_budget: Budget,
+}
+
+impl Default for StrongPlayer {
+    fn default() -> StrongPlayer {
+        StrongPlayer {
+            budget: Budget::default(),
+            trump_budget: TRUMP_BUDGET,
+        }
+    }
 }
 
 impl Player<Match> for StrongPlayer {
@@ -47,7 +59,11 @@ impl Player<Match> for StrongPlayer {
         if legal.contains(&Move::Deal) {
             return Some(Move::Deal);
         }
-        let decision = decide(seat, view, legal, self.budget, rng)?;
+        let budget = match view.phase {
+            Phase::ChoosingTrump => self.trump_budget,
+            _ => self.budget,
+        };
+        let decision = decide(seat, view, legal, budget, rng)?;
         if decision.out_of_budget {
             return BasicPlayer.choose(seat, view, legal, rng);
         }

@@ -19,9 +19,10 @@ use rand::Rng;
 
 use crate::rules::Seat;
 use crate::rules::cards::{Card, Suit};
-use crate::rules::klaverjassen::{BySeat, ByTeam, CardSet, Move, Phase, Team, View};
+use crate::rules::klaverjassen::{BySeat, CardSet, Move, Phase, Team, View};
 
 use super::sampling::{played_tricks, proven_revoke, sample_deal};
+use super::trump::{Thinking, value_choices};
 use crate::ai::solver::{Limits, Position, Solver, for_team};
 
 /// How much thinking one decision may use. `samples` and `nodes` are
@@ -55,7 +56,37 @@ impl Default for Budget {
     }
 }
 
+/// The budget of a trump choice (docs/solver.md, "The trump choice"): every
+/// sample solves a whole deal for each suit, so the default budget would
+/// solve none. Counts decide it (the same view and seed give the same
+/// values); the clock only guards against a machine far slower than
+/// measured.
+pub const TRUMP_BUDGET: Budget = Budget {
+    samples: TRUMP_SAMPLES,
+    nodes: TRUMP_NODES,
+    time: Some(TRUMP_TIME),
+};
+
+/// Sampled deals per trump choice.
+pub const TRUMP_SAMPLES: u32 = 8;
+
+/// Solver nodes per trump choice.
+pub const TRUMP_NODES: u64 = 24_000_000;
+
+/// The clock's bound on a trump choice.
+pub const TRUMP_TIME: Duration = Duration::from_secs(5);
+
 impl Budget {
+    /// The default budget of a decision at `view`: [`TRUMP_BUDGET`] at the
+    /// trump choice, else [`Budget::default`]. The strong player and the
+    /// hint both think this long, so they agree.
+    pub fn for_view(view: &View) -> Budget {
+        match view.phase {
+            Phase::ChoosingTrump => TRUMP_BUDGET,
+            _ => Budget::default(),
+        }
+    }
+
     /// A budget of counts only (no clock): reproducible decisions.
     pub const fn counted(samples: u32, nodes: u64) -> Budget {
         Budget {
@@ -160,47 +191,22 @@ fn choose_trump<R: Rng + ?Sized>(
             _ => None,
         })
         .collect();
-    let team = Team::of(seat);
-    let started = Instant::now();
-    let mut sums = vec![0f64; suits.len()];
-    let mut samples = 0;
-    SOLVER.with_borrow_mut(|solver| {
-        let first = solver.nodes();
-        'sampling: while samples < budget.samples.max(1) {
-            let hands = sample_deal(seat, view, &[], None, rng);
-            let mut values = Vec::with_capacity(suits.len());
-            for suit in &suits {
-                let position = Position {
-                    hands,
-                    trump: *suit,
-                    playing_team: team,
-                    leader: seat,
-                    trick: Vec::new(),
-                    card_points: ByTeam::default(),
-                    roem: ByTeam::default(),
-                    tricks_taken: ByTeam::default(),
-                };
-                let limits = budget.limits(started, solver.nodes() - first);
-                let Some(value) = solver.value_within(&position, limits) else {
-                    break 'sampling;
-                };
-                values.push(f64::from(for_team(value, team)));
-            }
-            for (sum, value) in sums.iter_mut().zip(values) {
-                *sum += value;
-            }
-            samples += 1;
-        }
-    });
-    if samples == 0 {
+    let thinking = Thinking {
+        samples: budget.samples,
+        nodes: budget.nodes,
+        deadline: budget.time.map(|time| Instant::now() + time),
+    };
+    let valued = SOLVER
+        .with_borrow_mut(|solver| value_choices(solver, seat, view, &suits, false, thinking, rng));
+    if valued.samples == 0 {
         return fallback(legal);
     }
-    let values: Vec<(Move, f64)> = suits
+    let values: Vec<(Move, f64)> = valued
+        .suits
         .iter()
-        .zip(&sums)
-        .map(|(suit, sum)| (Move::ChooseTrump { suit: *suit }, sum / f64::from(samples)))
+        .map(|(suit, value)| (Move::ChooseTrump { suit: *suit }, *value))
         .collect();
-    finish(values, samples)
+    finish(values, valued.samples)
 }
 
 fn play_card<R: Rng + ?Sized>(
