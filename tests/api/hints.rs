@@ -207,8 +207,46 @@ async fn potverteren_hint_weighs_each_choice_in_chips(db: Db) {
     assert_eq!(hint(&app, &id, &players[1]).await.body, answer.body);
 }
 
+async fn klaverjassen_hint_at_the_trump_choice_values_every_suit(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"deals": 1, "hints": true}), 4)
+        .await;
+    let view = app.view(&id, &players[0]).await;
+    let dealer = &players[awaited(&view)];
+    let answer = app.play(&id, dealer, json!({"type": "deal"})).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let chooser = &players[awaited(&answer.body)];
+    let view = app.view(&id, chooser).await;
+    assert_eq!(view["klaverjassen"]["phase"], "choosing_trump", "{view}");
+    let answer = hint(&app, &id, chooser).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_hint_fits(&answer.body, &view);
+    let moves = answer.body["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 4, "{}", answer.body);
+    let mut suits: Vec<&str> = moves
+        .iter()
+        .map(|listed| {
+            assert_eq!(listed["move"]["type"], "choose_trump", "{listed}");
+            assert!(listed["value"].is_number(), "{listed}");
+            listed["move"]["suit"].as_str().unwrap()
+        })
+        .collect();
+    suits.sort_unstable();
+    assert_eq!(suits, ["C", "D", "H", "S"]);
+    // The suit advised is valued best.
+    let value = |listed: &Value| listed["value"].as_f64().unwrap();
+    let best = moves.iter().map(value).fold(f64::NEG_INFINITY, f64::max);
+    let advised = moves
+        .iter()
+        .find(|listed| listed["move"] == answer.body["move"])
+        .unwrap();
+    assert_eq!(value(advised), best, "{}", answer.body);
+}
+
 on_both_databases!(
     klaverjassen_hints_and_analysis_over_a_whole_deal,
+    klaverjassen_hint_at_the_trump_choice_values_every_suit,
     no_hint_on_a_table_without_hints,
     potverteren_hint_weighs_each_choice_in_chips,
 );
