@@ -874,6 +874,89 @@ async fn renaming_trims_the_name_and_refuses_blank_long_or_control_names(db: Db)
     assert_eq!(me["name"], "x".repeat(40));
 }
 
+/// A private table's next table is named only to the players who sat at it:
+/// a spectator's view, long poll and event log never show its id, and the
+/// new table's invite code is shown to its seated players only.
+async fn a_spectator_of_a_private_table_never_sees_its_rematch(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players, finished) = finished_match(&app).await;
+    let spectator = app.player("Spectator").await;
+    let version = finished["version"].as_i64().unwrap();
+    let poll = format!("/v1/games/{id}?wait_for_version={version}&timeout_s=20");
+    let watching = app.send(Method::GET, &poll, Some(&spectator.token), None);
+    let (heard, made) = futures_util::join!(watching, rematch(&app, &id, &players[1]));
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    let next = made.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(heard.body["version"], version + 1);
+    assert_eq!(heard.body["rematch"], Value::Null);
+    let seen = app.view(&id, &spectator).await;
+    assert_eq!(seen["you"], Value::Null);
+    assert_eq!(seen["rematch"], Value::Null);
+    let log = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/events"),
+            Some(&spectator.token),
+            None,
+        )
+        .await;
+    assert_eq!(log.status, StatusCode::OK);
+    let last = log.body["events"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&last["kind"], &last["data"]["type"]),
+        (&json!("rematch"), &json!("rematch"))
+    );
+    for answer in [&heard.body, &seen, &log.body] {
+        assert!(!answer.to_string().contains(&next), "{answer}");
+    }
+    // Every player who sat there sees it, in the view and in the log.
+    for player in &players {
+        assert_eq!(app.view(&id, player).await["rematch"], next.as_str());
+        let log = app
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}/events"),
+                Some(&player.token),
+                None,
+            )
+            .await;
+        let last = log.body["events"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(last["data"]["game"], next.as_str());
+    }
+    // The new table has a code of its own, for its seated players only.
+    let host_view = app.view(&next, &players[1]).await;
+    let code = host_view["invite_code"]
+        .as_str()
+        .expect("the host sees the new code");
+    assert_ne!(Some(code), finished["invite_code"].as_str());
+    let held = app.view(&next, &players[2]).await;
+    assert_eq!(held["invite_code"], Value::Null, "not seated yet");
+    let seated = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{next}/seats"),
+            Some(&players[2].token),
+            None,
+        )
+        .await;
+    assert_eq!(seated.status, StatusCode::OK, "{}", seated.body);
+    assert_eq!(seated.body["invite_code"], code);
+    assert_eq!(
+        app.view(&next, &spectator).await["invite_code"],
+        Value::Null
+    );
+}
+
 on_both_databases!(
     private_tables_are_absent_from_the_lobby_and_from_other_players_listings,
     an_invite_code_seats_three_friends_and_starts_the_game,
@@ -886,6 +969,7 @@ on_both_databases!(
     quick_match_finds_a_matching_table_behind_many_that_do_not_match,
     a_player_waiting_at_twenty_tables_makes_no_more,
     rematch_seats_are_reserved_for_their_players_then_free_after_five_minutes,
+    a_spectator_of_a_private_table_never_sees_its_rematch,
     statistics_and_ratings_follow_the_score_sheets,
     computer_players_have_ratings_and_potverteren_counts_net_chips,
     renaming_trims_the_name_and_refuses_blank_long_or_control_names,
