@@ -113,9 +113,10 @@ pub struct RateLimits {
     /// Hints and deal analyses, which run the solver, per player, on top of
     /// `reads` (`RATE_LIMIT_SOLVER`, default 30/60).
     pub solver: Option<Limit>,
-    /// Wrong invite codes (404 from `/v1/invites/…`) per client address;
-    /// past it, that address's invite requests are refused until the
-    /// allowance refills (`RATE_LIMIT_INVITE_GUESSES`, default 10/60).
+    /// Invite look-ups (`/v1/invites/…`, right code or wrong) per client
+    /// address, taken before the code is looked up; past it, that
+    /// address's invite requests are refused until the allowance refills
+    /// (`RATE_LIMIT_INVITE_GUESSES`, default 20/60).
     pub invite_guesses: Option<Limit>,
 }
 
@@ -392,7 +393,7 @@ impl Settings {
                 reads: read("RATE_LIMIT_READS", limit(600, 60))?,
                 writes: read("RATE_LIMIT_WRITES", limit(120, 60))?,
                 solver: read("RATE_LIMIT_SOLVER", limit(30, 60))?,
-                invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", limit(10, 60))?,
+                invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", limit(20, 60))?,
             }
         };
         Ok(Settings {

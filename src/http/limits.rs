@@ -1,6 +1,6 @@
 //! Rate limits, per instance, with `governor` (GCRA): strict on creating
-//! players, on failed authentication and on guessing ids (404s) per client
-//! address; looser on reads and changes per player (the token's `sub`, or
+//! players, on failed authentication, on guessing ids (404s) and on invite
+//! look-ups per client address (an IPv6 client by its /64); looser on reads and changes per player (the token's `sub`, or
 //! the address without a valid token). A stream or long poll is one request
 //! and counts once. A refused request is 429 `rate_limited` with
 //! `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers.
@@ -77,8 +77,6 @@ pub struct Limiter {
     writes: Option<Policy>,
     solver: Option<Policy>,
     invite_guesses: Option<Policy>,
-    /// Addresses refused invite look-ups until a time, after too many wrong codes.
-    invites_blocked: Mutex<HashMap<IpAddr, Instant>>,
     /// Addresses refused until a time, after too many failed tokens or 404s.
     blocked: Mutex<HashMap<IpAddr, (Instant, &'static str)>>,
     requests: AtomicU64,
@@ -95,7 +93,6 @@ impl Limiter {
             writes: Policy::new("writes", limits.writes),
             solver: Policy::new("solver", limits.solver),
             invite_guesses: Policy::new("invite_guesses", limits.invite_guesses),
-            invites_blocked: Mutex::default(),
             blocked: Mutex::default(),
             requests: AtomicU64::new(0),
         }
@@ -137,36 +134,6 @@ impl Limiter {
         }
     }
 
-    /// A wrong invite code from `address`: past the allowance, its invite
-    /// requests are refused until the allowance refills.
-    fn wrong_invite(&self, address: IpAddr) {
-        let Some(policy) = &self.invite_guesses else {
-            return;
-        };
-        if let Err(wait) = policy.take(&Key::Address(address)) {
-            let mut blocked = self
-                .invites_blocked
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            blocked.insert(address, Instant::now() + wait);
-        }
-    }
-
-    /// The refusal of an invite request from an address that guessed too often.
-    fn invites_blocked(&self, address: IpAddr) -> Option<ApiError> {
-        let mut blocked = self
-            .invites_blocked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let until = *blocked.get(&address)?;
-        let now = Instant::now();
-        if until <= now {
-            blocked.remove(&address);
-            return None;
-        }
-        self.invite_guesses.as_ref().map(|p| p.refusal(until - now))
-    }
-
     /// Forgets keys whose allowance is full again, now and then, so memory
     /// stays bounded by the clients of the last window.
     fn tidy(&self) {
@@ -187,10 +154,6 @@ impl Limiter {
         {
             policy.limiter.retain_recent();
         }
-        self.invites_blocked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|_, until| *until > Instant::now());
         let now = Instant::now();
         self.blocked
             .lock()
@@ -219,6 +182,7 @@ pub async fn rate_limit(
     let Some(address) = proxies.client(req.peer_addr().map(|a| a.ip()), forwarded) else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
+    let address = network_of(address);
     let state = req.app_data::<web::Data<AppState>>();
     let prefix = state.map_or("", |s| s.app.path_prefix.as_str());
     // The path as the router reads it, percent-escapes of plain characters
@@ -232,8 +196,15 @@ pub async fn rate_limit(
         return Ok(req.error_response(refusal).map_into_boxed_body());
     }
     let invite = path.starts_with("/v1/invites/");
-    if invite && let Some(refusal) = limiter.invites_blocked(address) {
-        return Ok(req.error_response(refusal).map_into_boxed_body());
+    if invite && let Some(policy) = &limiter.invite_guesses {
+        // Taken before the code is looked up, right or wrong: guesses sent
+        // in parallel each take their share before any answer is known, so
+        // no more of them are looked up than the allowance.
+        if let Err(wait) = policy.take(&Key::Address(address)) {
+            return Ok(req
+                .error_response(policy.refusal(wait))
+                .map_into_boxed_body());
+        }
     }
     let signup = req.method() == Method::POST && path == "/v1/players";
     let (policy, solver) = if signup {
@@ -265,11 +236,26 @@ pub async fn rate_limit(
     let response = next.call(req).await?;
     match response.status() {
         StatusCode::UNAUTHORIZED => limiter.failure(&limiter.auth_failures, address),
-        StatusCode::NOT_FOUND if invite => limiter.wrong_invite(address),
+        // Invite look-ups took their allowance before.
+        StatusCode::NOT_FOUND if invite => {}
         StatusCode::NOT_FOUND => limiter.failure(&limiter.not_found, address),
         _ => {}
     }
     Ok(response.map_into_boxed_body())
+}
+
+/// The key of a client address for the limits: an IPv6 client by its /64
+/// (the network a single subscriber is given, so one client cannot take a
+/// fresh allowance with each of its 2^64 addresses); an IPv4 client, also
+/// one written as an IPv4-mapped IPv6 address, by its address.
+fn network_of(address: IpAddr) -> IpAddr {
+    match address.to_canonical() {
+        IpAddr::V6(v6) => {
+            let [a, b, c, d, ..] = v6.segments();
+            IpAddr::V6(std::net::Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0))
+        }
+        v4 => v4,
+    }
 }
 
 /// Whether `path` (under the prefix) asks for solver work: a hint or a
@@ -296,5 +282,20 @@ fn caller_key(req: &ServiceRequest, state: Option<&web::Data<AppState>>, address
 impl std::fmt::Debug for Limiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Limiter")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_64_and_an_ipv4_client_by_its_address() {
+        let key = |a: &str| network_of(a.parse().unwrap()).to_string();
+        assert_eq!(key("2001:db8:1:2::a"), "2001:db8:1:2::");
+        assert_eq!(key("2001:db8:1:2:ffff:1:2:3"), "2001:db8:1:2::");
+        assert_eq!(key("2001:db8:1:3::a"), "2001:db8:1:3::");
+        assert_eq!(key("192.0.2.7"), "192.0.2.7");
+        assert_eq!(key("::ffff:192.0.2.7"), "192.0.2.7");
     }
 }
