@@ -99,7 +99,7 @@ pub struct Limit {
 /// The rate limits of one instance; `None` is no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RateLimits {
-    /// `POST /v1/players` per client address (`RATE_LIMIT_SIGNUPS`, default 20/3600).
+    /// `POST /v1/players` per client address (`RATE_LIMIT_SIGNUPS`, default 60/600).
     pub signups: Option<Limit>,
     /// 401 answers per client address (`RATE_LIMIT_AUTH_FAILURES`, default 30/60).
     pub auth_failures: Option<Limit>,
@@ -124,6 +124,22 @@ impl RateLimits {
     /// No limits at all.
     pub fn off() -> RateLimits {
         RateLimits::default()
+    }
+
+    /// The limits when none is configured (README, configuration). Sign-ups
+    /// come in bursts of up to 60 and then one every 10 s: a club's guests
+    /// on one Wi-Fi, or the README's walkthrough run again and again, get
+    /// through, while a script creating thousands of players meets 429s.
+    pub fn defaults() -> RateLimits {
+        RateLimits {
+            signups: limit(60, 600),
+            auth_failures: limit(30, 60),
+            not_found: limit(60, 60),
+            reads: limit(600, 60),
+            writes: limit(120, 60),
+            solver: limit(30, 60),
+            invite_guesses: limit(20, 60),
+        }
     }
 }
 
@@ -386,14 +402,15 @@ impl Settings {
                     )
                 }),
             };
+            let defaults = RateLimits::defaults();
             RateLimits {
-                signups: read("RATE_LIMIT_SIGNUPS", limit(20, 3600))?,
-                auth_failures: read("RATE_LIMIT_AUTH_FAILURES", limit(30, 60))?,
-                not_found: read("RATE_LIMIT_NOT_FOUND", limit(60, 60))?,
-                reads: read("RATE_LIMIT_READS", limit(600, 60))?,
-                writes: read("RATE_LIMIT_WRITES", limit(120, 60))?,
-                solver: read("RATE_LIMIT_SOLVER", limit(30, 60))?,
-                invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", limit(20, 60))?,
+                signups: read("RATE_LIMIT_SIGNUPS", defaults.signups)?,
+                auth_failures: read("RATE_LIMIT_AUTH_FAILURES", defaults.auth_failures)?,
+                not_found: read("RATE_LIMIT_NOT_FOUND", defaults.not_found)?,
+                reads: read("RATE_LIMIT_READS", defaults.reads)?,
+                writes: read("RATE_LIMIT_WRITES", defaults.writes)?,
+                solver: read("RATE_LIMIT_SOLVER", defaults.solver)?,
+                invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", defaults.invite_guesses)?,
             }
         };
         Ok(Settings {

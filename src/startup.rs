@@ -173,7 +173,10 @@ impl Application {
         drop(api);
         let proxies = web::Data::new(TrustedProxies(settings.trusted_proxies.clone()));
         let body_timeout = web::Data::new(BodyTimeout(settings.request_body_timeout));
-        let limiter = web::Data::new(Limiter::new(&settings.rate_limits));
+        let limiter = web::Data::new(Limiter::new(
+            &settings.rate_limits,
+            Arc::clone(&state.app.clock),
+        ));
         let workers = settings.workers;
         let server = HttpServer::new(move || {
             // Called on each worker's thread: its own pool (Store::for_worker).

@@ -7,17 +7,19 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, StatusCode, header};
 use actix_web::middleware::Next;
 use actix_web::web;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
+use governor::clock::Clock as _;
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
 
 use super::error::ApiError;
 use super::proxy::{NO_PROXIES, TrustedProxies};
@@ -32,22 +34,37 @@ enum Key {
     Player(uuid::Uuid),
 }
 
+/// The application's clock (`crate::clock`) as the limits' clock, as time
+/// since the Unix epoch: tests move it by hand instead of waiting.
+#[derive(Clone)]
+pub struct LimitClock(pub Arc<dyn crate::clock::Clock>);
+
+impl governor::clock::Clock for LimitClock {
+    type Instant = Duration;
+
+    fn now(&self) -> Duration {
+        Duration::from_micros(u64::try_from(self.0.now_micros()).unwrap_or(0))
+    }
+}
+
 /// One named limit.
 struct Policy {
     name: &'static str,
     limit: Limit,
-    limiter: DefaultKeyedRateLimiter<Key>,
+    limiter: RateLimiter<Key, DefaultKeyedStateStore<Key>, LimitClock, NoOpMiddleware<Duration>>,
+    clock: LimitClock,
 }
 
 impl Policy {
-    fn new(name: &'static str, limit: Option<Limit>) -> Option<Policy> {
+    fn new(name: &'static str, limit: Option<Limit>, clock: &LimitClock) -> Option<Policy> {
         let limit = limit?;
         let period = limit.per / limit.requests.get();
         let quota = Quota::with_period(period)?.allow_burst(limit.requests);
         Some(Policy {
             name,
             limit,
-            limiter: DefaultKeyedRateLimiter::keyed(quota),
+            limiter: RateLimiter::new(quota, DefaultKeyedStateStore::default(), clock.clone()),
+            clock: clock.clone(),
         })
     }
 
@@ -55,7 +72,7 @@ impl Policy {
     fn take(&self, key: &Key) -> Result<(), Duration> {
         self.limiter
             .check_key(key)
-            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 
     fn refusal(&self, wait: Duration) -> ApiError {
@@ -77,24 +94,28 @@ pub struct Limiter {
     writes: Option<Policy>,
     solver: Option<Policy>,
     invite_guesses: Option<Policy>,
-    /// Addresses refused until a time, after too many failed tokens or 404s.
-    blocked: Mutex<HashMap<IpAddr, (Instant, &'static str)>>,
+    /// Addresses refused until a time (by `clock`), after too many failed
+    /// tokens or 404s.
+    blocked: Mutex<HashMap<IpAddr, (Duration, &'static str)>>,
     requests: AtomicU64,
+    clock: LimitClock,
 }
 
 impl Limiter {
-    /// The limiter for `limits`.
-    pub fn new(limits: &RateLimits) -> Limiter {
+    /// The limiter for `limits`, on the time of `clock`.
+    pub fn new(limits: &RateLimits, clock: Arc<dyn crate::clock::Clock>) -> Limiter {
+        let clock = LimitClock(clock);
         Limiter {
-            signups: Policy::new("signups", limits.signups),
-            auth_failures: Policy::new("auth_failures", limits.auth_failures),
-            not_found: Policy::new("not_found", limits.not_found),
-            reads: Policy::new("reads", limits.reads),
-            writes: Policy::new("writes", limits.writes),
-            solver: Policy::new("solver", limits.solver),
-            invite_guesses: Policy::new("invite_guesses", limits.invite_guesses),
+            signups: Policy::new("signups", limits.signups, &clock),
+            auth_failures: Policy::new("auth_failures", limits.auth_failures, &clock),
+            not_found: Policy::new("not_found", limits.not_found, &clock),
+            reads: Policy::new("reads", limits.reads, &clock),
+            writes: Policy::new("writes", limits.writes, &clock),
+            solver: Policy::new("solver", limits.solver, &clock),
+            invite_guesses: Policy::new("invite_guesses", limits.invite_guesses, &clock),
             blocked: Mutex::default(),
             requests: AtomicU64::new(0),
+            clock,
         }
     }
 
@@ -116,7 +137,7 @@ impl Limiter {
     fn blocked(&self, address: IpAddr) -> Option<ApiError> {
         let mut blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
         let (until, name) = *blocked.get(&address)?;
-        let now = Instant::now();
+        let now = self.clock.now();
         if until <= now {
             blocked.remove(&address);
             return None;
@@ -130,7 +151,7 @@ impl Limiter {
         let Some(policy) = policy else { return };
         if let Err(wait) = policy.take(&Key::Address(address)) {
             let mut blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
-            blocked.insert(address, (Instant::now() + wait, policy.name));
+            blocked.insert(address, (self.clock.now() + wait, policy.name));
         }
     }
 
@@ -154,7 +175,7 @@ impl Limiter {
         {
             policy.limiter.retain_recent();
         }
-        let now = Instant::now();
+        let now = self.clock.now();
         self.blocked
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -335,7 +335,16 @@ impl TestApp {
         clock: std::sync::Arc<kaarttafel::clock::ManualClock>,
     ) -> TestApp {
         let (database, dir) = fresh_database(db).await;
-        let settings = settings(database);
+        TestApp::start_with_clock(settings(database), dir, clock).await
+    }
+
+    /// Starts the app with `settings` and time from `clock`, which the test
+    /// moves by hand.
+    pub async fn start_with_clock(
+        settings: Settings,
+        scratch: Option<Scratch>,
+        clock: std::sync::Arc<kaarttafel::clock::ManualClock>,
+    ) -> TestApp {
         let app = Application::build_with_clock(&settings, clock)
             .await
             .expect("app starts");
@@ -347,7 +356,7 @@ impl TestApp {
             client: client(),
             settings,
             stopper,
-            _scratch: dir,
+            _scratch: scratch,
         }
     }
 
