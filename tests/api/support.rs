@@ -329,13 +329,17 @@ impl TestApp {
     }
 
     /// Starts the app on a fresh database of `db` with time from `clock`,
-    /// which the test moves by hand.
+    /// which the test moves by hand, and tokens valid for 30 days.
     pub async fn spawn_with_clock(
         db: Db,
         clock: std::sync::Arc<kaarttafel::clock::ManualClock>,
     ) -> TestApp {
         let (database, dir) = fresh_database(db).await;
-        TestApp::start_with_clock(settings(database), dir, clock).await
+        let mut settings = settings(database);
+        // These tests move the clock by days; their players' tokens live
+        // as long as the service's default, so that they stay valid.
+        settings.token_ttl = Duration::from_secs(30 * 24 * 3600);
+        TestApp::start_with_clock(settings, dir, clock).await
     }
 
     /// Starts the app with `settings` and time from `clock`, which the test
