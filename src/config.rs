@@ -56,6 +56,9 @@ pub struct Settings {
     pub host: IpAddr,
     /// Port to listen on (`PORT`, default 8080; 0 picks a free one).
     pub port: u16,
+    /// Where `/metrics` is served, apart from the API (`METRICS_ADDR`,
+    /// default 127.0.0.1:9464; `off`: nowhere).
+    pub metrics_addr: Option<std::net::SocketAddr>,
     /// The database (`DATABASE_URL`; unset means the embedded SQLite file).
     pub database: Database,
     /// The HS256 signing secret (`JWT_SECRET`); `None` means one kept in the database.
@@ -212,6 +215,16 @@ impl Settings {
                 .parse()
                 .map_err(|_| invalid("PORT", format!("`{v}` is not a port (0..65535)")))?,
             None => 8080,
+        };
+        let metrics_addr = match get("METRICS_ADDR") {
+            Some(v) if v.trim() == "off" => None,
+            Some(v) => Some(v.trim().parse().map_err(|_| {
+                invalid(
+                    "METRICS_ADDR",
+                    format!("`{v}` is not `IP:PORT` (such as 127.0.0.1:9464) or `off`"),
+                )
+            })?),
+            None => Some(DEFAULT_METRICS_ADDR),
         };
         let database = match get("DATABASE_URL") {
             None => Database::Sqlite(DEFAULT_SQLITE_PATH.to_owned()),
@@ -416,6 +429,7 @@ impl Settings {
         Ok(Settings {
             host,
             port,
+            metrics_addr,
             database,
             jwt_secret,
             token_ttl,
@@ -432,6 +446,12 @@ impl Settings {
         })
     }
 }
+
+/// Where `/metrics` is served by default: the loopback interface, the
+/// port of the Prometheus exporters' registry for this service's kind
+/// (only a scraper on the same host, or given its own address, reaches it).
+pub const DEFAULT_METRICS_ADDR: std::net::SocketAddr =
+    std::net::SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 9464);
 
 /// The default worker count: one per core the process may use.
 pub fn default_workers() -> usize {
@@ -455,10 +475,21 @@ mod tests {
         let s = settings(&[]).unwrap();
         assert_eq!(s.host, IpAddr::from([127, 0, 0, 1]));
         assert_eq!(s.port, 8080);
+        assert_eq!(s.metrics_addr, Some("127.0.0.1:9464".parse().unwrap()));
         assert_eq!(s.database, Database::Sqlite(DEFAULT_SQLITE_PATH.into()));
         assert_eq!(s.jwt_secret, None);
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
         assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn metrics_are_served_where_told_or_nowhere() {
+        let s = settings(&[("METRICS_ADDR", "0.0.0.0:9100")]).unwrap();
+        assert_eq!(s.metrics_addr, Some("0.0.0.0:9100".parse().unwrap()));
+        assert_eq!(
+            settings(&[("METRICS_ADDR", "off")]).unwrap().metrics_addr,
+            None
+        );
     }
 
     #[test]
@@ -477,6 +508,7 @@ mod tests {
         for (var, value) in [
             ("HOST", "localhost:80"),
             ("PORT", "70000"),
+            ("METRICS_ADDR", "9464"),
             ("DATABASE_URL", "mysql://x"),
             ("JWT_SECRET", "short"),
             ("TOKEN_TTL", "forever"),

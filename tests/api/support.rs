@@ -257,6 +257,7 @@ pub fn settings(database: Database) -> Settings {
     Settings {
         host: IpAddr::from([127, 0, 0, 1]),
         port: 0,
+        metrics_addr: Some(std::net::SocketAddr::from(([127, 0, 0, 1], 0))),
         database,
         jwt_secret: None,
         token_ttl: Duration::from_secs(3600),
@@ -278,6 +279,8 @@ pub fn settings(database: Database) -> Settings {
 /// A running app and a client for it.
 pub struct TestApp {
     pub base: String,
+    /// Where `/metrics` is served (its own port).
+    pub metrics_base: String,
     pub client: reqwest::Client,
     pub settings: Settings,
     stopper: kaarttafel::startup::Stopper,
@@ -317,10 +320,12 @@ impl TestApp {
     pub async fn start(settings: Settings, scratch: Option<Scratch>) -> TestApp {
         let app = Application::build(&settings).await.expect("app starts");
         let base = format!("http://127.0.0.1:{}", app.port());
+        let metrics_base = format!("http://127.0.0.1:{}", app.metrics_port().unwrap_or(0));
         let stopper = app.stopper();
         tokio::spawn(app.run());
         TestApp {
             base,
+            metrics_base,
             client: client(),
             settings,
             stopper,
@@ -353,10 +358,12 @@ impl TestApp {
             .await
             .expect("app starts");
         let base = format!("http://127.0.0.1:{}", app.port());
+        let metrics_base = format!("http://127.0.0.1:{}", app.metrics_port().unwrap_or(0));
         let stopper = app.stopper();
         tokio::spawn(app.run());
         TestApp {
             base,
+            metrics_base,
             client: client(),
             settings,
             stopper,
@@ -395,10 +402,10 @@ impl TestApp {
         TestApp::start(self.settings.clone(), self._scratch).await
     }
 
-    /// The instance's `/metrics`, as text.
+    /// The instance's `/metrics` (on its own address), as text.
     pub async fn metrics(&self) -> String {
         self.client
-            .get(format!("{}/metrics", self.base))
+            .get(format!("{}/metrics", self.metrics_base))
             .send()
             .await
             .expect("metrics")
