@@ -56,7 +56,8 @@ pub struct GameView {
     /// others and on public tables): `GET`/`POST /v1/invites/{code}`.
     #[schema(example = "K7M9TQ4XRB")]
     pub invite_code: Option<String>,
-    /// The table `POST …/rematch` created after this finished one, or null.
+    /// The table `POST …/rematch` created after this finished one, for the
+    /// players who sat at this table; null before it and for spectators.
     #[schema(example = "7e4d2c1b-9a8f-4e6d-b5c3-1a2b3c4d5e6f")]
     pub rematch: Option<Uuid>,
     /// Seats a rematch holds for the previous match's players: only that
