@@ -3,6 +3,8 @@
 //! An invalid value is an error that names the variable; `main` prints it and
 //! exits. Secrets are wrapped in [`Secret`] so they never reach a log line.
 
+pub mod postgres;
+
 use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
@@ -32,7 +34,9 @@ impl fmt::Debug for Secret {
 /// Where the games are kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Database {
-    /// A Postgres server (`DATABASE_URL=postgres://…`).
+    /// A Postgres server, or several of which the one that takes writes is
+    /// used (`DATABASE_URL=postgres://…`, hosts listed as libpq lists them;
+    /// see [`postgres::PostgresUrl`]).
     Postgres(Secret),
     /// An embedded SQLite file, created on first start.
     Sqlite(String),
@@ -199,6 +203,8 @@ impl Settings {
         let database = match get("DATABASE_URL") {
             None => Database::Sqlite(DEFAULT_SQLITE_PATH.to_owned()),
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                postgres::PostgresUrl::parse(&url)
+                    .map_err(|reason| invalid("DATABASE_URL", reason))?;
                 Database::Postgres(Secret::new(url))
             }
             Some(url) if url.starts_with("sqlite:") => {
@@ -489,6 +495,21 @@ mod tests {
                 .variable,
             "AUTH_EXTERNAL_PUBLIC_KEY"
         );
+    }
+
+    #[test]
+    fn a_postgres_host_list_is_taken_and_a_bad_one_refused_at_start() {
+        let url = "postgres://u:secret@db1:5432,db2:5433/kt?target_session_attrs=read-write";
+        let s = settings(&[("DATABASE_URL", url)]).unwrap();
+        assert_eq!(s.database, Database::Postgres(Secret::new(url)));
+        let error = settings(&[("DATABASE_URL", "postgres://u:secret@db1,db2:x/kt")]).unwrap_err();
+        assert_eq!(error.variable, "DATABASE_URL");
+        let shown = error.to_string();
+        assert!(
+            shown.contains("`db2:x`: the port is not a number"),
+            "{shown}"
+        );
+        assert!(!shown.contains("secret"), "{shown}");
     }
 
     #[test]
