@@ -132,8 +132,8 @@ impl Application {
             settings.external_identity.as_ref(),
         )?;
         let notifier = Arc::new(Notifier::default());
-        if let Some(url) = store.postgres_url() {
-            tokio::spawn(listen::run(url.to_owned(), Arc::clone(&notifier)));
+        if store.backend() == crate::store::Backend::Postgres {
+            tokio::spawn(listen::run(store.clone(), Arc::clone(&notifier)));
         }
         let app = crate::app::context::App {
             store: store.clone(),

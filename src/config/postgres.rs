@@ -139,6 +139,14 @@ impl PostgresUrl {
         }
     }
 
+    /// The `index`-th server as a log line shows it: `db2:5433`.
+    pub fn host_text(&self, index: usize) -> String {
+        match self.hosts.get(index) {
+            Some(host) => host.to_string(),
+            None => "the default server".to_owned(),
+        }
+    }
+
     /// The servers as a log line shows them: `db1:5432,db2:5433`.
     pub fn hosts_text(&self) -> String {
         if self.hosts.is_empty() {
