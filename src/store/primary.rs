@@ -316,9 +316,15 @@ impl Drop for Primary {
 /// [`SEARCH_EVERY`]); ends with the store.
 async fn keep_looking(primary: Weak<Primary>, wake: Arc<Notify>) {
     loop {
-        tokio::select! {
-            () = wake.notified() => {}
-            () = READ_ONLY_SEEN.notified() => {}
+        let read_only = tokio::select! {
+            () = wake.notified() => false,
+            () = READ_ONLY_SEEN.notified() => true,
+        };
+        if read_only && let Some(found) = primary.upgrade() {
+            // A server took a write as read-only: the connections open now
+            // may all lead there (one name that moved, say), so none is
+            // used again.
+            found.mark_lost();
         }
         let mut lost = false;
         loop {
