@@ -12,7 +12,7 @@ use super::sign_in;
 use crate::auth::Identity;
 use crate::notify::Wake;
 use crate::store::games;
-use crate::store::record::game_from_row;
+use crate::store::record::{game_from_row, game_to_show};
 use crate::table::Game;
 
 /// The longest long poll, in seconds.
@@ -43,6 +43,18 @@ pub async fn load_on(conn: &mut AnyConnection, app: &App, id: Uuid) -> Result<Ga
     Ok(game_from_row(&row_on(conn, app, id).await?)?)
 }
 
+/// The game as stored now, read only to be shown
+/// ([`game_to_show`]: its score-sheet rows as stored).
+///
+/// # Errors
+/// As [`load`].
+pub async fn load_to_show(app: &App, id: Uuid) -> Result<Game, Error> {
+    let mut conn = app.store.acquire().await?;
+    let row = row_on(&mut conn, app, id).await?;
+    drop(conn);
+    Ok(game_to_show(row)?)
+}
+
 /// [`load_on`] with every finished record, the oldest included, where it
 /// holds only the recent ones ([`games::RECENT_RECORDS`]): for the event
 /// log, which shows every round's cards.
@@ -68,7 +80,8 @@ async fn row_on(conn: &mut AnyConnection, app: &App, id: Uuid) -> Result<games::
 
 /// Game `id` read for the bearer of `identity`, whose check comes in the
 /// game's own statement; a refused token still comes before a missing
-/// game. Returns the caller and the game.
+/// game. Returns the caller and the game, read only to be shown
+/// ([`game_to_show`]).
 ///
 /// # Errors
 /// [`Error::Token`], then [`Error::NotFound`].
@@ -76,8 +89,8 @@ pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, 
     let Some(player) = sign_in::named_player(identity) else {
         let mut conn = app.store.acquire().await?;
         let caller = sign_in::check(app, &mut conn, identity).await?;
-        let game = load_on(&mut conn, app, id).await?;
-        return Ok((caller, game));
+        let row = row_on(&mut conn, app, id).await?;
+        return Ok((caller, game_to_show(row)?));
     };
     let backend = app.store.backend();
     let (mut conn, read) = app
@@ -91,13 +104,13 @@ pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, 
     let caller = sign_in::accept(app, &mut conn, identity, found).await?;
     // Given back before the game is decoded and its view built.
     drop(conn);
-    Ok((caller, game_from_row(&row)?))
+    Ok((caller, game_to_show(row)?))
 }
 
 /// Game `id` for the bearer of `identity`: now, or, given
 /// `wait_for_version`, as soon as it passes that version or after
 /// `timeout_s` seconds (default 30), whichever comes first. Returns the
-/// caller and the game.
+/// caller and the game, read only to be shown ([`game_to_show`]).
 ///
 /// # Errors
 /// [`Error::Token`]; [`Error::Invalid`] for a timeout without a version, a
@@ -133,7 +146,7 @@ pub async fn view(
 }
 
 /// Waits until game `id` passes `version` or `timeout` ends, and returns
-/// it then.
+/// it then, read only to be shown ([`game_to_show`]).
 ///
 /// # Errors
 /// [`Error::NotFound`] when there is no such game.
@@ -147,7 +160,7 @@ pub async fn wait_past(
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         // Load after subscribing, so a change in between is not missed.
-        let game = load(app, id).await?;
+        let game = load_to_show(app, id).await?;
         if game.version > version {
             return Ok(game);
         }
@@ -155,5 +168,52 @@ pub async fn wait_past(
             Ok(Wake::Changed | Wake::Recheck) => continue,
             Ok(Wake::Shutdown) | Err(_) => return Ok(game),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::seq::IndexedRandom;
+    use serde_json::Value;
+
+    use super::*;
+    use crate::api::game::view_json;
+    use crate::store::record::game_to_row;
+    use crate::table::testing::{callers, varied_games};
+
+    /// At every step of random games of both kinds, a game read only to be
+    /// shown shows each seat and a spectator what the game read to be
+    /// changed shows them, JSON for JSON; and Klaverjassen score-sheet rows
+    /// do go out as they were stored.
+    #[test]
+    fn a_game_read_to_be_shown_shows_what_the_game_read_to_be_changed_shows() {
+        let mut rows_as_stored = 0;
+        for (mut game, mut rng) in varied_games() {
+            let callers = callers(&game);
+            for _ in 0..400 {
+                let options = game.options_json().to_string();
+                let row = game_to_row(&mut game.clone(), 0, options, None).unwrap();
+                let mut read = game_from_row(&row).unwrap();
+                let mut shown = game_to_show(row).unwrap();
+                rows_as_stored += shown.stored_sheet.rows().len();
+                // The row's seats are the store's to read apart.
+                read.seats.clone_from(&game.seats);
+                shown.seats.clone_from(&game.seats);
+                for &caller in &callers {
+                    let json = |game: &Game| -> Value {
+                        serde_json::from_slice(&view_json(game, caller).unwrap()).unwrap()
+                    };
+                    assert_eq!(json(&shown), json(&read));
+                }
+                let rules = game.rules.as_ref().unwrap().game();
+                let Some(awaiting) = rules.awaiting() else {
+                    break;
+                };
+                let seat = awaiting.seats[0];
+                let mv = rules.legal_moves(seat).choose(&mut rng).cloned().unwrap();
+                game.play_for(seat, mv, &mut rng).unwrap();
+            }
+        }
+        assert!(rows_as_stored > 0, "no score-sheet row went out as stored");
     }
 }

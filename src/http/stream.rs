@@ -10,7 +10,7 @@ use super::extract::AuthPlayer;
 use super::open_streams::StreamGuard;
 use super::problems::{NoSuchGame, Unauthenticated};
 use super::state::AppState;
-use crate::app::read::load;
+use crate::app::read::{load, load_to_show};
 use crate::notify::Wake;
 
 struct Stream {
@@ -30,7 +30,7 @@ impl Stream {
             if self.done {
                 return None;
             }
-            let game = match load(&self.state.app, self.id).await {
+            let game = match load_to_show(&self.state.app, self.id).await {
                 Ok(game) => game,
                 Err(error) => {
                     self.done = true;
