@@ -18,6 +18,7 @@ mod layout;
 mod limits;
 mod live;
 mod outage;
+mod play_page;
 mod potverteren;
 mod readme;
 mod storage;
