@@ -37,8 +37,10 @@ pub struct GameView {
     /// Who sits where.
     pub seats: Vec<SeatView>,
     /// The caller's seat, or null for a spectator.
+    #[schema(required = true)]
     pub you: Option<Seat>,
     /// Who the table waits for; null when finished.
+    #[schema(required = true)]
     pub awaiting: Option<AwaitingView>,
     /// The moves the caller may make now.
     #[schema(value_type = Vec<MoveSchema>)]
@@ -55,10 +57,12 @@ pub struct GameView {
     /// A private table's invite code, for seated players only (null for
     /// others and on public tables): `GET`/`POST /v1/invites/{code}`.
     #[schema(example = "K7M9TQ4XRB")]
+    #[schema(required = true)]
     pub invite_code: Option<String>,
     /// The table `POST …/rematch` created after this finished one, for the
     /// players who sat at this table; null before it and for spectators.
     #[schema(example = "7e4d2c1b-9a8f-4e6d-b5c3-1a2b3c4d5e6f")]
+    #[schema(required = true)]
     pub rematch: Option<Uuid>,
     /// Seats a rematch holds for the previous match's players: only that
     /// player may take one until `until`, then it is free for anyone.
@@ -217,8 +221,10 @@ pub struct SeatView {
     /// The seat number.
     pub seat: Seat,
     /// The player in it, or null when free.
+    #[schema(required = true)]
     pub player: Option<SeatedPlayer>,
     /// The computer player's level when a computer player sits here, else null.
+    #[schema(required = true)]
     pub bot: Option<Level>,
     /// Whether the seat is away: its clock ran out, and its moves are made
     /// for it at once until its player acts again.
@@ -281,6 +287,7 @@ pub struct AwaitingView {
     pub action: Action,
     /// When their clock runs out (RFC 3339); null on a table without a clock.
     #[schema(example = "2026-12-05T10:16:00Z")]
+    #[schema(required = true)]
     pub deadline: Option<chrono::DateTime<chrono::Utc>>,
 }
 

@@ -33,21 +33,27 @@ pub struct KlaverjassenView {
     /// Where the match stands.
     pub phase: KlaverjassenPhase,
     /// The trump suit, once named.
+    #[schema(required = true)]
     pub trump: Option<Suit>,
     /// The seat that named trump.
+    #[schema(required = true)]
     pub trump_chosen_by: Option<Seat>,
     /// The team of the seat that named trump.
+    #[schema(required = true)]
     pub playing_team: Option<Team>,
     /// The caller's own cards (empty for a spectator).
     pub hand: CardSet,
     /// How many cards each seat holds.
     pub hand_sizes: BySeat<u8>,
     /// The trick in progress, during play.
+    #[schema(required = true)]
     pub trick: Option<OpenTrick>,
     /// The last completed trick, until the next one completes; trick 8
     /// during the review.
+    #[schema(required = true)]
     pub previous_trick: Option<CompletedTrick>,
     /// During the review (club mode): every trick of the deal.
+    #[schema(required = true)]
     pub review_tricks: Option<Vec<CompletedTrick>>,
     /// Tricks each team has taken in the deal in progress.
     pub tricks_taken: ByTeam<u8>,
@@ -353,6 +359,7 @@ pub struct DealRecord {
     #[schema(example = false)]
     pub nat: bool,
     /// The report that punished a team, if one did.
+    #[schema(required = true)]
     pub report: Option<ReportRecord>,
     /// The hands as dealt, by seat.
     pub hands: BySeat<CardSet>,
