@@ -268,49 +268,83 @@ async fn reach_the_partner_exemption(
     }
 }
 
+/// A discard on the partner's trick, made at a new club table.
+struct Discard {
+    id: String,
+    players: Vec<Player>,
+    /// The seat that discarded, and the next seat (an opponent).
+    seat: usize,
+    opponent: usize,
+    /// Whether the discard was among the seat's legal moves.
+    offered: bool,
+    /// Score sheet rows before it.
+    rows: usize,
+}
+
+/// Plays a club table with `options` until a seat can discard on its
+/// partner's winning trick, and makes that discard (club mode accepts any
+/// held card).
+async fn discard_at(app: &TestApp, options: Value, rng: &mut rand::rngs::StdRng) -> Discard {
+    let (id, players) = app.full_table("klaverjassen", options, 4).await;
+    let (seat, card) = reach_the_partner_exemption(app, &id, &players, rng).await;
+    let view = app.view(&id, &players[seat]).await;
+    let mv = json!({"type": "play", "card": card});
+    let offered = view["legal_moves"].as_array().unwrap().contains(&mv);
+    let rows = view["klaverjassen"]["deals"].as_array().unwrap().len();
+    let answer = app.play(&id, &players[seat], mv).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    Discard {
+        id,
+        players,
+        seat,
+        opponent: (seat + 1) % 4,
+        offered,
+        rows,
+    }
+}
+
+/// The opponent's report of the discarding seat; the answer's body.
+async fn report(app: &TestApp, discard: &Discard) -> Value {
+    let answer = app
+        .play(
+            &discard.id,
+            &discard.players[discard.opponent],
+            json!({"type": "report_revoke", "seat": discard.seat}),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    answer.body
+}
+
 async fn a_club_revoke_at_an_amsterdam_table_is_judged_by_amsterdam_rules(db: Db) {
     let app = TestApp::spawn(db).await;
     let mut rng = rand::rngs::StdRng::seed_from_u64(48);
     // Amsterdam: the discard on the partner's winning trick is allowed, so
     // it is offered, cannot be taken back, and a report of it is false.
-    let (id, players) = app
-        .full_table(
-            "klaverjassen",
-            json!({"revoke_mode": "club", "auto_deal": true, "trump_obligation": "amsterdam",
-                "undertrump": "required"}),
-            4,
-        )
-        .await;
-    let (seat, card) = reach_the_partner_exemption(&app, &id, &players, &mut rng).await;
-    let view = app.view(&id, &players[seat]).await;
-    assert!(
-        view["legal_moves"]
-            .as_array()
-            .unwrap()
-            .contains(&json!({"type": "play", "card": card})),
-        "{card} is offered under Amsterdam: {view}"
-    );
-    let rows = view["klaverjassen"]["deals"].as_array().unwrap().len();
-    let answer = app
-        .play(&id, &players[seat], json!({"type": "play", "card": card}))
-        .await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let amsterdam = discard_at(
+        &app,
+        json!({"revoke_mode": "club", "auto_deal": true, "trump_obligation": "amsterdam",
+            "undertrump": "required"}),
+        &mut rng,
+    )
+    .await;
+    assert!(amsterdam.offered, "the discard is offered under Amsterdam");
+    let Discard {
+        id,
+        players,
+        seat,
+        opponent,
+        rows,
+        ..
+    } = &amsterdam;
     let taken_back = app
-        .play(&id, &players[seat], json!({"type": "take_back"}))
+        .play(id, &players[*seat], json!({"type": "take_back"}))
         .await;
     assert_eq!(taken_back.code(), "not_a_revoke", "{}", taken_back.body);
-    let opponent = (seat + 1) % 4;
-    let answer = app
-        .play(
-            &id,
-            &players[opponent],
-            json!({"type": "report_revoke", "seat": seat}),
-        )
-        .await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-    let deals = answer.body["klaverjassen"]["deals"].as_array().unwrap();
+    let body = report(&app, &amsterdam).await;
+    let deals = body["klaverjassen"]["deals"].as_array().unwrap();
     assert_eq!(deals.len(), rows + 1, "the report ended the deal");
-    let row = &deals[rows];
+    let row = &deals[*rows];
     assert_eq!(
         row["report"],
         json!({"seat": seat, "reported_by": opponent, "valid": false})
@@ -324,45 +358,23 @@ async fn a_club_revoke_at_an_amsterdam_table_is_judged_by_amsterdam_rules(db: Db
 
     // Rotterdam (with the same compulsory undertrumping): the same kind of
     // discard is a revoke; a report while its trick is open corrects it.
-    let (id, players) = app
-        .full_table(
-            "klaverjassen",
-            json!({"revoke_mode": "club", "auto_deal": true, "undertrump": "required"}),
-            4,
-        )
-        .await;
-    let (seat, card) = reach_the_partner_exemption(&app, &id, &players, &mut rng).await;
-    let view = app.view(&id, &players[seat]).await;
+    let rotterdam = discard_at(
+        &app,
+        json!({"revoke_mode": "club", "auto_deal": true, "undertrump": "required"}),
+        &mut rng,
+    )
+    .await;
     assert!(
-        !view["legal_moves"]
-            .as_array()
-            .unwrap()
-            .contains(&json!({"type": "play", "card": card})),
-        "{card} is not offered under Rotterdam: {view}"
+        !rotterdam.offered,
+        "the discard is not offered under Rotterdam"
     );
-    let rows = view["klaverjassen"]["deals"].as_array().unwrap().len();
-    let answer = app
-        .play(&id, &players[seat], json!({"type": "play", "card": card}))
-        .await;
-    assert_eq!(answer.status, StatusCode::OK, "club mode accepts it");
-    let opponent = (seat + 1) % 4;
-    let answer = app
-        .play(
-            &id,
-            &players[opponent],
-            json!({"type": "report_revoke", "seat": seat}),
-        )
-        .await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let body = report(&app, &rotterdam).await;
     assert_eq!(
-        answer.body["klaverjassen"]["deals"]
-            .as_array()
-            .unwrap()
-            .len(),
-        rows,
+        body["klaverjassen"]["deals"].as_array().unwrap().len(),
+        rotterdam.rows,
         "corrected, nobody punished"
     );
-    assert_eq!(answer.body["awaiting"]["seats"], json!([seat]));
+    assert_eq!(body["awaiting"]["seats"], json!([rotterdam.seat]));
 }
 
 /// The ids in a lobby page of `query`.
