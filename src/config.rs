@@ -56,6 +56,9 @@ pub struct Settings {
     pub host: IpAddr,
     /// Port to listen on (`PORT`, default 8080; 0 picks a free one).
     pub port: u16,
+    /// Where `/metrics` is served, apart from the API (`METRICS_ADDR`,
+    /// default 127.0.0.1:9464; `off`: nowhere).
+    pub metrics_addr: Option<std::net::SocketAddr>,
     /// The database (`DATABASE_URL`; unset means the embedded SQLite file).
     pub database: Database,
     /// The HS256 signing secret (`JWT_SECRET`); `None` means one kept in the database.
@@ -99,7 +102,7 @@ pub struct Limit {
 /// The rate limits of one instance; `None` is no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RateLimits {
-    /// `POST /v1/players` per client address (`RATE_LIMIT_SIGNUPS`, default 20/3600).
+    /// `POST /v1/players` per client address (`RATE_LIMIT_SIGNUPS`, default 60/600).
     pub signups: Option<Limit>,
     /// 401 answers per client address (`RATE_LIMIT_AUTH_FAILURES`, default 30/60).
     pub auth_failures: Option<Limit>,
@@ -113,9 +116,10 @@ pub struct RateLimits {
     /// Hints and deal analyses, which run the solver, per player, on top of
     /// `reads` (`RATE_LIMIT_SOLVER`, default 30/60).
     pub solver: Option<Limit>,
-    /// Wrong invite codes (404 from `/v1/invites/…`) per client address;
-    /// past it, that address's invite requests are refused until the
-    /// allowance refills (`RATE_LIMIT_INVITE_GUESSES`, default 10/60).
+    /// Invite look-ups (`/v1/invites/…`, right code or wrong) per client
+    /// address, taken before the code is looked up; past it, that
+    /// address's invite requests are refused until the allowance refills
+    /// (`RATE_LIMIT_INVITE_GUESSES`, default 20/60).
     pub invite_guesses: Option<Limit>,
 }
 
@@ -123,6 +127,22 @@ impl RateLimits {
     /// No limits at all.
     pub fn off() -> RateLimits {
         RateLimits::default()
+    }
+
+    /// The limits when none is configured (README, configuration). Sign-ups
+    /// come in bursts of up to 60 and then one every 10 s: a club's guests
+    /// on one Wi-Fi, or the README's walkthrough run again and again, get
+    /// through, while a script creating thousands of players meets 429s.
+    pub fn defaults() -> RateLimits {
+        RateLimits {
+            signups: limit(60, 600),
+            auth_failures: limit(30, 60),
+            not_found: limit(60, 60),
+            reads: limit(600, 60),
+            writes: limit(120, 60),
+            solver: limit(30, 60),
+            invite_guesses: limit(20, 60),
+        }
     }
 }
 
@@ -195,6 +215,16 @@ impl Settings {
                 .parse()
                 .map_err(|_| invalid("PORT", format!("`{v}` is not a port (0..65535)")))?,
             None => 8080,
+        };
+        let metrics_addr = match get("METRICS_ADDR") {
+            Some(v) if v.trim() == "off" => None,
+            Some(v) => Some(v.trim().parse().map_err(|_| {
+                invalid(
+                    "METRICS_ADDR",
+                    format!("`{v}` is not `IP:PORT` (such as 127.0.0.1:9464) or `off`"),
+                )
+            })?),
+            None => Some(DEFAULT_METRICS_ADDR),
         };
         let database = match get("DATABASE_URL") {
             None => Database::Sqlite(DEFAULT_SQLITE_PATH.to_owned()),
@@ -385,19 +415,21 @@ impl Settings {
                     )
                 }),
             };
+            let defaults = RateLimits::defaults();
             RateLimits {
-                signups: read("RATE_LIMIT_SIGNUPS", limit(20, 3600))?,
-                auth_failures: read("RATE_LIMIT_AUTH_FAILURES", limit(30, 60))?,
-                not_found: read("RATE_LIMIT_NOT_FOUND", limit(60, 60))?,
-                reads: read("RATE_LIMIT_READS", limit(600, 60))?,
-                writes: read("RATE_LIMIT_WRITES", limit(120, 60))?,
-                solver: read("RATE_LIMIT_SOLVER", limit(30, 60))?,
-                invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", limit(10, 60))?,
+                signups: read("RATE_LIMIT_SIGNUPS", defaults.signups)?,
+                auth_failures: read("RATE_LIMIT_AUTH_FAILURES", defaults.auth_failures)?,
+                not_found: read("RATE_LIMIT_NOT_FOUND", defaults.not_found)?,
+                reads: read("RATE_LIMIT_READS", defaults.reads)?,
+                writes: read("RATE_LIMIT_WRITES", defaults.writes)?,
+                solver: read("RATE_LIMIT_SOLVER", defaults.solver)?,
+                invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", defaults.invite_guesses)?,
             }
         };
         Ok(Settings {
             host,
             port,
+            metrics_addr,
             database,
             jwt_secret,
             token_ttl,
@@ -414,6 +446,12 @@ impl Settings {
         })
     }
 }
+
+/// Where `/metrics` is served by default: the loopback interface, the
+/// port of the Prometheus exporters' registry for this service's kind
+/// (only a scraper on the same host, or given its own address, reaches it).
+pub const DEFAULT_METRICS_ADDR: std::net::SocketAddr =
+    std::net::SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 9464);
 
 /// The default worker count: one per core the process may use.
 pub fn default_workers() -> usize {
@@ -437,10 +475,21 @@ mod tests {
         let s = settings(&[]).unwrap();
         assert_eq!(s.host, IpAddr::from([127, 0, 0, 1]));
         assert_eq!(s.port, 8080);
+        assert_eq!(s.metrics_addr, Some("127.0.0.1:9464".parse().unwrap()));
         assert_eq!(s.database, Database::Sqlite(DEFAULT_SQLITE_PATH.into()));
         assert_eq!(s.jwt_secret, None);
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
         assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn metrics_are_served_where_told_or_nowhere() {
+        let s = settings(&[("METRICS_ADDR", "0.0.0.0:9100")]).unwrap();
+        assert_eq!(s.metrics_addr, Some("0.0.0.0:9100".parse().unwrap()));
+        assert_eq!(
+            settings(&[("METRICS_ADDR", "off")]).unwrap().metrics_addr,
+            None
+        );
     }
 
     #[test]
@@ -459,6 +508,7 @@ mod tests {
         for (var, value) in [
             ("HOST", "localhost:80"),
             ("PORT", "70000"),
+            ("METRICS_ADDR", "9464"),
             ("DATABASE_URL", "mysql://x"),
             ("JWT_SECRET", "short"),
             ("TOKEN_TTL", "forever"),

@@ -56,7 +56,8 @@ pub struct GameView {
     /// others and on public tables): `GET`/`POST /v1/invites/{code}`.
     #[schema(example = "K7M9TQ4XRB")]
     pub invite_code: Option<String>,
-    /// The table `POST …/rematch` created after this finished one, or null.
+    /// The table `POST …/rematch` created after this finished one, for the
+    /// players who sat at this table; null before it and for spectators.
     #[schema(example = "7e4d2c1b-9a8f-4e6d-b5c3-1a2b3c4d5e6f")]
     pub rematch: Option<Uuid>,
     /// Seats a rematch holds for the previous match's players: only that
@@ -91,9 +92,24 @@ impl From<view::GameView> for GameView {
     }
 }
 
+/// The view `caller` gets of `game` ([`Game::view_for`]), its score sheet
+/// led by the rows the game keeps as stored ([`Game::stored_sheet`]).
+fn view_of(game: &Game, caller: Option<Uuid>) -> GameView {
+    let mut view = GameView::from(game.view_for(caller));
+    if let Some(match_view) = view.klaverjassen.as_mut()
+        && !game.stored_sheet.is_empty()
+    {
+        let stored = game.stored_sheet.rows().iter().cloned();
+        match_view
+            .deals
+            .splice(0..0, stored.map(super::klaverjassen::SheetRow::Stored));
+    }
+    view
+}
+
 /// The view `caller` gets of `game` ([`Game::view_for`]) as JSON.
 pub fn view_json(game: &Game, caller: Option<Uuid>) -> serde_json::Result<Vec<u8>> {
-    serde_json::to_vec(&GameView::from(game.view_for(caller)))
+    serde_json::to_vec(&view_of(game, caller))
 }
 
 /// [`view_json`] added to the end of `out` (an event stream's frame, say).
@@ -102,7 +118,7 @@ pub fn write_view_json(
     caller: Option<Uuid>,
     out: &mut Vec<u8>,
 ) -> serde_json::Result<()> {
-    serde_json::to_writer(out, &GameView::from(game.view_for(caller)))
+    serde_json::to_writer(out, &view_of(game, caller))
 }
 
 /// Which game a table plays.

@@ -2,6 +2,7 @@
 //! it, its tricks and its score sheet.
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use super::cards::{Card, Seat, Suit};
@@ -58,7 +59,8 @@ pub struct KlaverjassenView {
     /// Roem each team has made in the deal in progress.
     pub roem: ByTeam<i32>,
     /// The score sheet: one row per finished deal, with its full history.
-    pub deals: Vec<DealRecord>,
+    #[schema(value_type = Vec<DealRecord>)]
+    pub deals: Vec<SheetRow>,
     /// Each team's match total.
     pub totals: ByTeam<i32>,
 }
@@ -82,10 +84,26 @@ impl From<klaverjassen::View> for KlaverjassenView {
                 .map(|tricks| tricks.into_iter().map(CompletedTrick::from).collect()),
             tricks_taken: view.tricks_taken.into(),
             roem: view.roem.into(),
-            deals: view.deals.into_iter().map(DealRecord::from).collect(),
+            deals: view
+                .deals
+                .into_iter()
+                .map(|row| SheetRow::Record(row.into()))
+                .collect(),
             totals: view.totals.into(),
         }
     }
+}
+
+/// A row of the score sheet in a view: built from the rules' record, or
+/// the row's JSON as the store wrote it ([`crate::table::StoredSheet`]),
+/// which is the same JSON (the store's tests show both alike).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum SheetRow {
+    /// Built from the rules' record.
+    Record(DealRecord),
+    /// As stored.
+    Stored(Box<RawValue>),
 }
 
 /// Where a match stands.

@@ -12,7 +12,7 @@ use super::sign_in;
 use crate::auth::Identity;
 use crate::notify::Wake;
 use crate::store::games;
-use crate::store::record::game_from_row;
+use crate::store::record::{game_from_row, game_to_show};
 use crate::table::Game;
 
 /// The longest long poll, in seconds.
@@ -68,7 +68,8 @@ async fn row_on(conn: &mut AnyConnection, app: &App, id: Uuid) -> Result<games::
 
 /// Game `id` read for the bearer of `identity`, whose check comes in the
 /// game's own statement; a refused token still comes before a missing
-/// game. Returns the caller and the game.
+/// game. Returns the caller and the game, read only to be shown
+/// ([`game_to_show`]).
 ///
 /// # Errors
 /// [`Error::Token`], then [`Error::NotFound`].
@@ -76,8 +77,8 @@ pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, 
     let Some(player) = sign_in::named_player(identity) else {
         let mut conn = app.store.acquire().await?;
         let caller = sign_in::check(app, &mut conn, identity).await?;
-        let game = load_on(&mut conn, app, id).await?;
-        return Ok((caller, game));
+        let row = row_on(&mut conn, app, id).await?;
+        return Ok((caller, game_to_show(row)?));
     };
     let backend = app.store.backend();
     let (mut conn, read) = app
@@ -91,21 +92,24 @@ pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, 
     let caller = sign_in::accept(app, &mut conn, identity, found).await?;
     // Given back before the game is decoded and its view built.
     drop(conn);
-    Ok((caller, game_from_row(&row)?))
+    Ok((caller, game_to_show(row)?))
 }
 
-/// Game `id` for the bearer of `identity`: now, or, given
-/// `wait_for_version`, as soon as it passes that version or after
-/// `timeout_s` seconds (default 30), whichever comes first. Returns the
-/// caller and the game.
+/// Game `id` for the bearer of `identity` (whose token expires at
+/// `expires_at`, Unix seconds): now, or, given `wait_for_version`, as soon
+/// as it passes that version or after `timeout_s` seconds (default 30),
+/// whichever comes first. Returns the caller and the game, read only to be
+/// shown ([`game_to_show`]).
 ///
 /// # Errors
-/// [`Error::Token`]; [`Error::Invalid`] for a timeout without a version, a
+/// [`Error::Token`], also when the token expires or its player signs out
+/// during the wait; [`Error::Invalid`] for a timeout without a version, a
 /// negative version or a timeout over [`LONG_POLL_MAX_SECONDS`];
 /// [`Error::NotFound`].
 pub async fn view(
     app: &App,
     identity: &Identity,
+    expires_at: i64,
     id: Uuid,
     wait_for_version: Option<i64>,
     timeout_s: Option<u64>,
@@ -114,10 +118,14 @@ pub async fn view(
         // The token is checked in the game's own statement.
         return load_as(app, identity, id).await;
     }
-    // A long poll holds no connection while it waits.
-    let caller = {
-        let mut conn = app.store.acquire().await?;
-        sign_in::check(app, &mut conn, identity).await?
+    // A long poll holds no connection while it waits. Its token is
+    // checked with each read of the game below.
+    let caller = match sign_in::named_player(identity) {
+        Some(player) => player,
+        None => {
+            let mut conn = app.store.acquire().await?;
+            sign_in::check(app, &mut conn, identity).await?
+        }
     };
     let Some(version) = wait_for_version else {
         return Err(Error::invalid("timeout_s: only with wait_for_version"));
@@ -128,32 +136,72 @@ pub async fn view(
             "wait_for_version: 0 or more; timeout_s: 0 to {LONG_POLL_MAX_SECONDS}"
         )));
     }
-    let game = wait_past(app, id, version, Duration::from_secs(seconds)).await?;
-    Ok((caller, game))
-}
-
-/// Waits until game `id` passes `version` or `timeout` ends, and returns
-/// it then.
-///
-/// # Errors
-/// [`Error::NotFound`] when there is no such game.
-pub async fn wait_past(
-    app: &App,
-    id: Uuid,
-    version: i64,
-    timeout: Duration,
-) -> Result<Game, Error> {
-    let mut waiter = app.notifier.subscribe(id).await;
-    let deadline = tokio::time::Instant::now() + timeout;
+    let mut waiter = app.notifier.subscribe_as(id, caller).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
     loop {
-        // Load after subscribing, so a change in between is not missed.
-        let game = load(app, id).await?;
+        // Read after subscribing, so a change in between is not missed;
+        // the token is checked again in the game's statement, so a poll
+        // held by a token signed out or expired meanwhile answers 401.
+        let (caller, game) = load_as(app, identity, id).await?;
+        sign_in::unexpired(app, expires_at)?;
         if game.version > version {
-            return Ok(game);
+            return Ok((caller, game));
         }
         match tokio::time::timeout_at(deadline, waiter.wake()).await {
-            Ok(Wake::Changed | Wake::Recheck) => continue,
-            Ok(Wake::Shutdown) | Err(_) => return Ok(game),
+            Ok(Wake::Changed | Wake::Recheck | Wake::SignedOut) => continue,
+            Ok(Wake::Shutdown) | Err(_) => {
+                // The answer is read now, with the token checked now.
+                let (caller, game) = load_as(app, identity, id).await?;
+                sign_in::unexpired(app, expires_at)?;
+                return Ok((caller, game));
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::seq::IndexedRandom;
+    use serde_json::Value;
+
+    use super::*;
+    use crate::api::game::view_json;
+    use crate::store::record::game_to_row;
+    use crate::table::testing::{callers, varied_games};
+
+    /// At every step of random games of both kinds, a game read only to be
+    /// shown shows each seat and a spectator what the game read to be
+    /// changed shows them, JSON for JSON; and Klaverjassen score-sheet rows
+    /// do go out as they were stored.
+    #[test]
+    fn a_game_read_to_be_shown_shows_what_the_game_read_to_be_changed_shows() {
+        let mut rows_as_stored = 0;
+        for (mut game, mut rng) in varied_games() {
+            let callers = callers(&game);
+            for _ in 0..400 {
+                let options = game.options_json().to_string();
+                let row = game_to_row(&mut game.clone(), 0, options, None).unwrap();
+                let mut read = game_from_row(&row).unwrap();
+                let mut shown = game_to_show(row).unwrap();
+                rows_as_stored += shown.stored_sheet.rows().len();
+                // The row's seats are the store's to read apart.
+                read.seats.clone_from(&game.seats);
+                shown.seats.clone_from(&game.seats);
+                for &caller in &callers {
+                    let json = |game: &Game| -> Value {
+                        serde_json::from_slice(&view_json(game, caller).unwrap()).unwrap()
+                    };
+                    assert_eq!(json(&shown), json(&read));
+                }
+                let rules = game.rules.as_ref().unwrap().game();
+                let Some(awaiting) = rules.awaiting() else {
+                    break;
+                };
+                let seat = awaiting.seats[0];
+                let mv = rules.legal_moves(seat).choose(&mut rng).cloned().unwrap();
+                game.play_for(seat, mv, &mut rng).unwrap();
+            }
+        }
+        assert!(rows_as_stored > 0, "no score-sheet row went out as stored");
     }
 }

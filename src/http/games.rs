@@ -232,7 +232,10 @@ pub struct GameQuery {
 /// The game as the caller may see it: its seat's view, or the spectator view.
 /// Answers 304 when `If-None-Match` holds the current ETag. With
 /// `wait_for_version=N` it is a long poll: it answers as soon as the version
-/// passes N, or after `timeout_s` seconds with the current view.
+/// passes N, or after `timeout_s` seconds with the current view; its token
+/// is checked again before it answers, so a long poll whose player signed
+/// out everywhere (which wakes it at once) or whose token expired meanwhile
+/// answers 401.
 #[utoipa::path(tag = "games", security(("bearer" = [])), params(("id" = Uuid, Path, description = "The game"), GameQuery),
     responses(
         (status = 200, description = "The caller's view", body = GameView, headers(("ETag" = String))),
@@ -252,6 +255,7 @@ pub async fn get_game(
     let (caller, game) = read::view(
         &state.app,
         token.identity(),
+        token.expires_at(),
         *id,
         query.wait_for_version,
         query.timeout_s,

@@ -3,7 +3,7 @@
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use super::{bots, events, friends, games, health, hints, metrics, players, profiles, stream};
+use super::{bots, events, friends, games, health, hints, players, profiles, stream};
 
 /// Every route, listed once: `$config` is either utoipa-actix-web's service
 /// config (which also collects each route's OpenAPI path and schemas, for
@@ -14,7 +14,6 @@ macro_rules! register_routes {
         $config
             .service(health::healthz)
             .service(health::readyz)
-            .service(metrics::metrics)
             .service(
                 // A request is matched against the routes in this order, the
                 // ones with a `{..}` segment by a regex each: the two of every

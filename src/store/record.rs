@@ -8,7 +8,7 @@ use super::StoreError;
 use super::games::{GameRow, RecordJson};
 use super::layout::{rules_from_stored, rules_to_stored};
 use crate::table::Level;
-use crate::table::{Game, GameKind, Options, SeatedPlayer, Status, TableOptions};
+use crate::table::{Game, GameKind, Options, SeatedPlayer, Status, StoredSheet, TableOptions};
 
 /// The automation state kept beside a game: away seats and the deadline.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
@@ -26,6 +26,51 @@ struct Automation {
 /// was read with: all of them, or the newest when a read left the older
 /// ones in the store.
 pub fn game_from_row(row: &GameRow) -> Result<Game, StoreError> {
+    game_with_records(row, &row.records, StoredSheet::default())
+}
+
+/// The game stored in `row`, read only to be shown: of its finished
+/// records the rules hold those a view reads, and the score-sheet rows a
+/// view shows as they are stay the JSON they were stored as
+/// ([`Game::stored_sheet`]). A Klaverjassen view shows every row of the
+/// sheet, a Potverteren view only the last settled round. Such a game is
+/// not to be changed: writing it again is refused, as its rules lack the
+/// records it was read with.
+pub fn game_to_show(mut row: GameRow) -> Result<Game, StoreError> {
+    let Some((last, _)) = row.records.split_last() else {
+        return game_from_row(&row);
+    };
+    match row.kind.as_str() {
+        "klaverjassen" if row.records.iter().all(shown_as_stored) => {
+            let records = std::mem::take(&mut row.records);
+            let sheet = records.into_iter().filter_map(RecordJson::into_raw);
+            game_with_records(&row, &[], StoredSheet::new(sheet.collect()))
+        }
+        "potverteren" => {
+            game_with_records(&row, std::slice::from_ref(last), StoredSheet::default())
+        }
+        _ => game_from_row(&row),
+    }
+}
+
+/// Whether a view may show `record` as it was stored: a score-sheet row
+/// read with the game (not one left in the store) that holds its deal's
+/// seeds. The store writes a row with serde_json, compact, once its deal
+/// is over and its seeds are in it; a row stored before rows kept their
+/// seeds is read into the rules' record, for the view to fill them in.
+fn shown_as_stored(record: &RecordJson) -> bool {
+    record
+        .get()
+        .is_some_and(|json| json.contains(r#""server_seed":""#))
+}
+
+/// The game stored in `row`, its rules holding `records` (of `row`'s) and
+/// the game keeping `stored_sheet`.
+fn game_with_records(
+    row: &GameRow,
+    records: &[RecordJson],
+    stored_sheet: StoredSheet,
+) -> Result<Game, StoreError> {
     let unreadable = |what| StoreError::Unreadable { game: row.id, what };
     let kind = GameKind::parse(&row.kind).ok_or_else(|| unreadable("kind"))?;
     let status = Status::parse(&row.status).ok_or_else(|| unreadable("status"))?;
@@ -34,7 +79,7 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, StoreError> {
     let rules = row
         .state
         .as_deref()
-        .map(|live| rules_from_stored(live, &row.records))
+        .map(|live| rules_from_stored(live, records))
         .transpose()
         .map_err(|_| unreadable("state"))?;
     let mut seats = vec![None; usize::from(options.seat_count())];
@@ -77,6 +122,7 @@ pub fn game_from_row(row: &GameRow) -> Result<Game, StoreError> {
         rules,
         fairness,
         friends: automation.friends,
+        stored_sheet,
     })
 }
 

@@ -12,6 +12,7 @@ pub mod level;
 mod moves;
 mod options;
 mod rules;
+mod stored_sheet;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod view;
@@ -26,6 +27,7 @@ pub use level::Level;
 pub use moves::{Move, TableMove};
 pub use options::{DEFAULT_BOT_DELAY_MS, Options, TableOptions};
 pub use rules::{Rules, RulesView, TableRules};
+pub use stored_sheet::StoredSheet;
 
 /// Which game a table plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -148,6 +150,11 @@ pub struct Game {
     pub fairness: FairDeals,
     /// Invite code, rematch and reserved seats (tables among friends).
     pub friends: friends::Friends,
+    /// The finished score-sheet rows of a Klaverjassen game read only to be
+    /// shown (`store::record::game_to_show`), as stored: the rules' sheet
+    /// then holds none of them, and views show these before it. Empty for
+    /// a game read to be changed.
+    pub stored_sheet: StoredSheet,
 }
 
 /// Why a change to a game was refused. Nothing was changed.
@@ -238,6 +245,7 @@ impl Game {
             deadline: None,
             fairness,
             friends: friends::Friends::default(),
+            stored_sheet: StoredSheet::default(),
         })
     }
 

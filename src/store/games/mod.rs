@@ -101,6 +101,11 @@ impl RecordJson {
     pub fn get(&self) -> Option<&str> {
         self.0.as_deref().map(RawValue::get)
     }
+
+    /// The record's JSON as read, or `None` for one held in the store.
+    pub fn into_raw(self) -> Option<Box<RawValue>> {
+        self.0
+    }
 }
 
 impl From<Box<RawValue>> for RecordJson {

@@ -1,0 +1,35 @@
+//! Score-sheet rows kept as the JSON text the store wrote them as.
+
+use serde_json::value::RawValue;
+
+/// A game's finished Klaverjassen score-sheet rows as the store wrote them,
+/// oldest first. A game read only to be shown keeps its rows so: its views
+/// write each out as it is, instead of reading it into the rules' record
+/// and writing that again (the rows are most of a late match's view).
+#[derive(Clone, Debug, Default)]
+pub struct StoredSheet(Vec<Box<RawValue>>);
+
+impl StoredSheet {
+    /// The rows `rows`, each one JSON score-sheet row, oldest first.
+    pub fn new(rows: Vec<Box<RawValue>>) -> StoredSheet {
+        StoredSheet(rows)
+    }
+
+    /// The rows, oldest first.
+    pub fn rows(&self) -> &[Box<RawValue>] {
+        &self.0
+    }
+
+    /// Whether no row is kept so.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Two sheets are equal when their rows' texts are.
+impl PartialEq for StoredSheet {
+    fn eq(&self, other: &StoredSheet) -> bool {
+        self.0.len() == other.0.len()
+            && self.0.iter().zip(&other.0).all(|(a, b)| a.get() == b.get())
+    }
+}
