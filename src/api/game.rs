@@ -372,6 +372,8 @@ impl From<fairness::FairnessView> for FairnessView {
     "id": "0b9c5c2e-4f1a-4d2b-9a57-3f0c2d8e6a11", "game": "klaverjassen", "status": "waiting",
     "version": 2,
     "options": {"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": true,
+        "trump_obligation": "amsterdam", "undertrump": "last_resort",
+        "trump_choice": "voorhand", "four_jacks": 200,
         "turn_seconds": 60, "bot_delay_ms": 800, "hints": false, "private": false},
     "host": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72",
     "seats": [

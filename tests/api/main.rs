@@ -12,6 +12,7 @@ mod first_hour;
 mod first_start;
 mod friends;
 mod hints;
+mod house_rules;
 mod input;
 mod klaverjassen;
 mod layout;
