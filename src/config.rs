@@ -89,8 +89,9 @@ pub struct Settings {
     pub rate_limits: RateLimits,
     /// The time a computer player has for a move (`BOT_MOVE_MS`, default
     /// 400 ms): its move is made that long after it starts deciding,
-    /// however long it took, so that its timing does not tell how much it
-    /// had to choose from (docs/bots.md, "Pacing"). 0: as soon as decided.
+    /// however long it took (undecided by then, the `basic` player's), so
+    /// that its timing does not tell how much it had to choose from
+    /// (docs/bots.md, "Pacing"). 0: as soon as decided.
     pub bot_move: Duration,
 }
 

@@ -17,6 +17,7 @@
 //! polls every second as a fallback.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::{JoinError, JoinSet};
@@ -202,28 +203,46 @@ async fn work_on(app: &App, id: Uuid) {
 }
 
 /// When a computer player's move is made: `bot_move` after it fell `due`,
-/// or after it was `picked` up if that was more than a quarter of
-/// `bot_move` late (an instance that was busy or down), so that the time
-/// does not depend on how long the player thought. Whole milliseconds.
+/// or, if it was `picked` up more than half of `bot_move` late (an instance
+/// that was busy or down), `bot_move / 2` after it was picked up, so that
+/// the player has that long at least. Either way the time does not depend
+/// on how long the player thinks. Whole milliseconds.
 fn move_time(due: i64, picked: i64, bot_move: i64) -> i64 {
-    whole_millis(due.max(picked - bot_move / 4) + bot_move)
+    whole_millis(due.max(picked - bot_move / 2) + bot_move)
 }
 
-/// Waits for the time a computer player's move is made, `at`; returns the
-/// time it is made at: `at`, or now if the player thought longer (counted
-/// in `bot_moves_over_budget`). `None` if the server stops meanwhile: the
-/// move is not made here (the game stays due).
-async fn its_time(app: &App, at: i64) -> Option<i64> {
-    let now = app.now();
-    if now > at {
-        if app.bot_move > 0 {
+/// A computer player's decision on `game`, given at `at`, the time its
+/// move is made: its own if it decides by then, else the `basic` player's
+/// (counted in `bot_moves_over_budget`; the unfinished decision ends within
+/// its own time limit, unheeded), so that the time never shows how long it
+/// thought. `None` if the server stops meanwhile: the move is not made here
+/// (the game stays due).
+async fn decide_by(
+    app: &App,
+    game: Arc<Game>,
+    work: Work,
+    at: i64,
+) -> Result<Option<Option<Decision>>, Error> {
+    let thinking = {
+        let (game, work) = (Arc::clone(&game), work.clone());
+        off_the_workers(move || decide(&game, work))
+    };
+    let decision = tokio::select! {
+        biased;
+        decided = thinking => decided?,
+        () = sleep_until(&*app.clock, at) => {
             app.metrics.count_bot_move_over_budget();
+            let basic = match work {
+                Work::Bot(seat, _) => Work::Bot(seat, Level::Basic),
+                other => other,
+            };
+            return Ok(Some(decide(&game, basic)));
         }
-        return Some(now);
-    }
+        () = app.notifier.shutting_down() => return Ok(None),
+    };
     tokio::select! {
-        () = sleep_until(&*app.clock, at) => Some(at),
-        () = app.notifier.shutting_down() => None,
+        () = sleep_until(&*app.clock, at) => Ok(Some(decision)),
+        () = app.notifier.shutting_down() => Ok(None),
     }
 }
 
@@ -251,22 +270,25 @@ async fn step(app: &App, id: Uuid) -> Result<(), Error> {
         let Some(due) = row.due_at.filter(|due| *due <= now) else {
             return Ok(());
         };
-        let game = game_from_row(&row)?;
+        let game = Arc::new(game_from_row(&row)?);
         let deadline = game.deadline;
         let work = game.due_work(row.created_at, now);
-        let bot_at = matches!(work, Some(Work::Bot(..))).then(|| move_time(due, now, app.bot_move));
         // Decided from the version read, with no lock and no transaction
         // held: the move is applied below only if that version still holds.
-        let decision = match work {
-            Some(work) => off_the_workers(move || decide(&game, work)).await?,
-            None => None,
-        };
-        let at = match bot_at {
-            Some(at) => match its_time(app, at).await {
-                Some(at) => at,
-                None => return Ok(()),
-            },
-            None => app.now(),
+        // A computer player's move is made at its time for a move.
+        let (decision, at) = match work {
+            Some(work @ Work::Bot(..)) if app.bot_move > 0 => {
+                let at = move_time(due, now, app.bot_move);
+                match decide_by(app, game, work, at).await? {
+                    Some(decision) => (decision, at),
+                    None => return Ok(()),
+                }
+            }
+            Some(work) => {
+                let decision = off_the_workers(move || decide(&game, work)).await?;
+                (decision, app.now())
+            }
+            None => (None, app.now()),
         };
         let mut tx = app.store.begin_write().await?;
         let Some(locked) = games::load(&mut tx, backend, id, true).await? else {
@@ -353,11 +375,11 @@ mod tests {
     #[test]
     fn a_computer_players_move_is_made_its_time_after_it_fell_due() {
         let (due, bot_move) = (1_000_000_000, 400_000);
-        for picked in [due, due + 3_000, due + 100_000] {
+        for picked in [due, due + 3_000, due + 200_000] {
             assert_eq!(move_time(due, picked, bot_move), due + bot_move);
         }
         let late = due + 5_000_000;
-        assert_eq!(move_time(due, late, bot_move), late + 300_000);
+        assert_eq!(move_time(due, late, bot_move), late + 200_000);
         assert_eq!(move_time(due + 123, due + 123, 0), due);
     }
 }
