@@ -87,6 +87,12 @@ pub struct Settings {
     pub request_body_timeout: Duration,
     /// Rate limits of this instance (`RATE_LIMIT_*`, `RATE_LIMITS=off`).
     pub rate_limits: RateLimits,
+    /// The time a computer player has for a move (`BOT_MOVE_MS`, default
+    /// 400 ms): its move is made that long after it starts deciding,
+    /// however long it took (undecided by then, the `basic` player's), so
+    /// that its timing does not tell how much it had to choose from
+    /// (docs/bots.md, "Pacing"). 0: as soon as decided.
+    pub bot_move: Duration,
 }
 
 /// A rate limit: `requests` per `per`, refilled evenly (GCRA), the whole
@@ -178,6 +184,9 @@ pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub const DEFAULT_DB_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The default time a request body may take to arrive.
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default time a computer player has for a move: above the strong
+/// player's bound of a quarter of a second (docs/solver.md, "Budget").
+pub const DEFAULT_BOT_MOVE: Duration = Duration::from_millis(400);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -403,6 +412,18 @@ impl Settings {
             },
             None => DEFAULT_REQUEST_BODY_TIMEOUT,
         };
+        let bot_move = match get("BOT_MOVE_MS") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(ms) if ms <= 10_000 => Duration::from_millis(ms),
+                _ => {
+                    return Err(invalid(
+                        "BOT_MOVE_MS",
+                        format!("`{v}` is not a number of milliseconds between 0 and 10000"),
+                    ));
+                }
+            },
+            None => DEFAULT_BOT_MOVE,
+        };
         let rate_limits = if get("RATE_LIMITS").is_some_and(|v| v.trim() == "off") {
             RateLimits::off()
         } else {
@@ -443,6 +464,7 @@ impl Settings {
             db_acquire_timeout,
             request_body_timeout,
             rate_limits,
+            bot_move,
         })
     }
 }
@@ -480,6 +502,17 @@ mod tests {
         assert_eq!(s.jwt_secret, None);
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
         assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
+        assert_eq!(s.bot_move, Duration::from_millis(400));
+    }
+
+    #[test]
+    fn a_computer_players_time_for_a_move_is_read_in_milliseconds() {
+        let s = settings(&[("BOT_MOVE_MS", "250")]).unwrap();
+        assert_eq!(s.bot_move, Duration::from_millis(250));
+        assert_eq!(
+            settings(&[("BOT_MOVE_MS", "0")]).unwrap().bot_move,
+            Duration::ZERO
+        );
     }
 
     #[test]
@@ -521,6 +554,8 @@ mod tests {
             ("DB_ACQUIRE_TIMEOUT_MS", "50"),
             ("DB_ACQUIRE_TIMEOUT_MS", "2s"),
             ("REQUEST_BODY_TIMEOUT", "0"),
+            ("BOT_MOVE_MS", "10001"),
+            ("BOT_MOVE_MS", "0.3s"),
             ("RATE_LIMIT_SIGNUPS", "10"),
             ("RATE_LIMIT_READS", "0/60"),
             ("RATE_LIMIT_WRITES", "10/0"),
