@@ -38,7 +38,7 @@ pub enum Identity {
 }
 
 /// Why a token was refused. Every case is a 401 to the caller.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TokenError {
     /// No `Authorization: Bearer …` header.
     #[error("this call needs an `Authorization: Bearer <token>` header")]
@@ -70,7 +70,7 @@ struct Claims {
 }
 
 /// Seconds a token is still accepted past its `exp` (clock skew).
-const LEEWAY: u64 = 5;
+pub const LEEWAY: u64 = 5;
 
 /// How many verified tokens [`Tokens`] remembers; when full it forgets
 /// them all and starts again (a token is verified again at most once per
@@ -176,9 +176,16 @@ impl Tokens {
     /// Who `token` speaks for. Only HS256 tokens of ours, or the external
     /// provider's algorithm when configured, are accepted (never `alg: none`).
     pub fn verify(&self, token: &str) -> Result<Identity, TokenError> {
+        self.verify_until(token).map(|(identity, _)| identity)
+    }
+
+    /// [`Tokens::verify`], and the token's `exp` (Unix seconds): what a
+    /// stream or long poll, which outlives the check at its start, checks
+    /// again before each answer.
+    pub fn verify_until(&self, token: &str) -> Result<(Identity, i64), TokenError> {
         let now = Utc::now().timestamp();
-        if let Some(identity) = self.remembered(token, now) {
-            return Ok(identity);
+        if let Some(remembered) = self.remembered(token, now) {
+            return Ok(remembered);
         }
         let ours = token.starts_with(&self.our_header)
             || decode_header(token).map_err(|_| TokenError::Invalid)?.alg == Algorithm::HS256;
@@ -191,7 +198,7 @@ impl Tokens {
                 .map(|id| Identity::Player { id, generation })
                 .map_err(|_| TokenError::Invalid)?;
             self.remember(token, &identity, claims.exp);
-            return Ok(identity);
+            return Ok((identity, claims.exp));
         }
         let Some((key, validation)) = &self.external else {
             return Err(TokenError::Invalid);
@@ -205,17 +212,18 @@ impl Tokens {
             name,
         };
         self.remember(token, &identity, claims.exp);
-        Ok(identity)
+        Ok((identity, claims.exp))
     }
 }
 
 impl Tokens {
-    /// Who `token` names, if it passed every check before and has not
-    /// expired at `now` (Unix seconds), with the same leeway as the check.
-    fn remembered(&self, token: &str, now: i64) -> Option<Identity> {
+    /// Who `token` names and its `exp`, if it passed every check before
+    /// and has not expired at `now` (Unix seconds), with the same leeway
+    /// as the check.
+    fn remembered(&self, token: &str, now: i64) -> Option<(Identity, i64)> {
         let verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
         let (identity, exp) = verified.get(token)?;
-        (*exp >= now - LEEWAY as i64).then(|| identity.clone())
+        (*exp >= now - LEEWAY as i64).then(|| (identity.clone(), *exp))
     }
 
     fn remember(&self, token: &str, identity: &Identity, exp: i64) {
@@ -272,7 +280,10 @@ mod tests {
         assert!(tokens.verify(&token).is_ok());
         let exp = expires_at.timestamp();
         let leeway = LEEWAY as i64;
-        assert!(tokens.remembered(&token, exp + leeway).is_some());
+        assert_eq!(
+            tokens.remembered(&token, exp + leeway),
+            Some((Identity::Player { id, generation: 0 }, exp))
+        );
         assert_eq!(tokens.remembered(&token, exp + leeway + 1), None);
         // Only tokens that passed are remembered.
         let forged = format!("{token}x");
@@ -310,7 +321,7 @@ mod tests {
         let good = token("kaarttafel");
         assert_eq!(tokens.remembered(&good, 0), None, "not before its check");
         assert_eq!(tokens.verify(&good), Ok(external.clone()));
-        assert_eq!(tokens.remembered(&good, exp), Some(external));
+        assert_eq!(tokens.remembered(&good, exp), Some((external, exp)));
         assert_eq!(tokens.remembered(&good, exp + LEEWAY as i64 + 1), None);
         let wrong_audience = token("someone-else");
         assert_eq!(tokens.verify(&wrong_audience), Err(TokenError::Invalid));

@@ -60,6 +60,9 @@ pub struct Settings {
     pub host: IpAddr,
     /// Port to listen on (`PORT`, default 8080; 0 picks a free one).
     pub port: u16,
+    /// Where `/metrics` is served, apart from the API (`METRICS_ADDR`,
+    /// default 127.0.0.1:9464; `off`: nowhere).
+    pub metrics_addr: Option<std::net::SocketAddr>,
     /// The database (`DATABASE_URL`; unset means the embedded SQLite file).
     pub database: Database,
     /// The HS256 signing secret (`JWT_SECRET`); `None` means one kept in the database.
@@ -88,6 +91,12 @@ pub struct Settings {
     pub request_body_timeout: Duration,
     /// Rate limits of this instance (`RATE_LIMIT_*`, `RATE_LIMITS=off`).
     pub rate_limits: RateLimits,
+    /// The time a computer player has for a move (`BOT_MOVE_MS`, default
+    /// 400 ms): its move is made that long after it starts deciding,
+    /// however long it took (undecided by then, the `basic` player's), so
+    /// that its timing does not tell how much it had to choose from
+    /// (docs/bots.md, "Pacing"). 0: as soon as decided.
+    pub bot_move: Duration,
 }
 
 /// A rate limit: `requests` per `per`, refilled evenly (GCRA), the whole
@@ -103,7 +112,7 @@ pub struct Limit {
 /// The rate limits of one instance; `None` is no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RateLimits {
-    /// `POST /v1/players` per client address (`RATE_LIMIT_SIGNUPS`, default 20/3600).
+    /// `POST /v1/players` per client address (`RATE_LIMIT_SIGNUPS`, default 60/600).
     pub signups: Option<Limit>,
     /// 401 answers per client address (`RATE_LIMIT_AUTH_FAILURES`, default 30/60).
     pub auth_failures: Option<Limit>,
@@ -117,9 +126,10 @@ pub struct RateLimits {
     /// Hints and deal analyses, which run the solver, per player, on top of
     /// `reads` (`RATE_LIMIT_SOLVER`, default 30/60).
     pub solver: Option<Limit>,
-    /// Wrong invite codes (404 from `/v1/invites/…`) per client address;
-    /// past it, that address's invite requests are refused until the
-    /// allowance refills (`RATE_LIMIT_INVITE_GUESSES`, default 10/60).
+    /// Invite look-ups (`/v1/invites/…`, right code or wrong) per client
+    /// address, taken before the code is looked up; past it, that
+    /// address's invite requests are refused until the allowance refills
+    /// (`RATE_LIMIT_INVITE_GUESSES`, default 20/60).
     pub invite_guesses: Option<Limit>,
 }
 
@@ -127,6 +137,22 @@ impl RateLimits {
     /// No limits at all.
     pub fn off() -> RateLimits {
         RateLimits::default()
+    }
+
+    /// The limits when none is configured (README, configuration). Sign-ups
+    /// come in bursts of up to 60 and then one every 10 s: a club's guests
+    /// on one Wi-Fi, or the README's walkthrough run again and again, get
+    /// through, while a script creating thousands of players meets 429s.
+    pub fn defaults() -> RateLimits {
+        RateLimits {
+            signups: limit(60, 600),
+            auth_failures: limit(30, 60),
+            not_found: limit(60, 60),
+            reads: limit(600, 60),
+            writes: limit(120, 60),
+            solver: limit(30, 60),
+            invite_guesses: limit(20, 60),
+        }
     }
 }
 
@@ -162,6 +188,9 @@ pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub const DEFAULT_DB_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The default time a request body may take to arrive.
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default time a computer player has for a move: above the strong
+/// player's bound of a quarter of a second (docs/solver.md, "Budget").
+pub const DEFAULT_BOT_MOVE: Duration = Duration::from_millis(400);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -199,6 +228,16 @@ impl Settings {
                 .parse()
                 .map_err(|_| invalid("PORT", format!("`{v}` is not a port (0..65535)")))?,
             None => 8080,
+        };
+        let metrics_addr = match get("METRICS_ADDR") {
+            Some(v) if v.trim() == "off" => None,
+            Some(v) => Some(v.trim().parse().map_err(|_| {
+                invalid(
+                    "METRICS_ADDR",
+                    format!("`{v}` is not `IP:PORT` (such as 127.0.0.1:9464) or `off`"),
+                )
+            })?),
+            None => Some(DEFAULT_METRICS_ADDR),
         };
         let database = match get("DATABASE_URL") {
             None => Database::Sqlite(DEFAULT_SQLITE_PATH.to_owned()),
@@ -379,6 +418,18 @@ impl Settings {
             },
             None => DEFAULT_REQUEST_BODY_TIMEOUT,
         };
+        let bot_move = match get("BOT_MOVE_MS") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(ms) if ms <= 10_000 => Duration::from_millis(ms),
+                _ => {
+                    return Err(invalid(
+                        "BOT_MOVE_MS",
+                        format!("`{v}` is not a number of milliseconds between 0 and 10000"),
+                    ));
+                }
+            },
+            None => DEFAULT_BOT_MOVE,
+        };
         let rate_limits = if get("RATE_LIMITS").is_some_and(|v| v.trim() == "off") {
             RateLimits::off()
         } else {
@@ -391,19 +442,21 @@ impl Settings {
                     )
                 }),
             };
+            let defaults = RateLimits::defaults();
             RateLimits {
-                signups: read("RATE_LIMIT_SIGNUPS", limit(20, 3600))?,
-                auth_failures: read("RATE_LIMIT_AUTH_FAILURES", limit(30, 60))?,
-                not_found: read("RATE_LIMIT_NOT_FOUND", limit(60, 60))?,
-                reads: read("RATE_LIMIT_READS", limit(600, 60))?,
-                writes: read("RATE_LIMIT_WRITES", limit(120, 60))?,
-                solver: read("RATE_LIMIT_SOLVER", limit(30, 60))?,
-                invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", limit(10, 60))?,
+                signups: read("RATE_LIMIT_SIGNUPS", defaults.signups)?,
+                auth_failures: read("RATE_LIMIT_AUTH_FAILURES", defaults.auth_failures)?,
+                not_found: read("RATE_LIMIT_NOT_FOUND", defaults.not_found)?,
+                reads: read("RATE_LIMIT_READS", defaults.reads)?,
+                writes: read("RATE_LIMIT_WRITES", defaults.writes)?,
+                solver: read("RATE_LIMIT_SOLVER", defaults.solver)?,
+                invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", defaults.invite_guesses)?,
             }
         };
         Ok(Settings {
             host,
             port,
+            metrics_addr,
             database,
             jwt_secret,
             token_ttl,
@@ -417,9 +470,16 @@ impl Settings {
             db_acquire_timeout,
             request_body_timeout,
             rate_limits,
+            bot_move,
         })
     }
 }
+
+/// Where `/metrics` is served by default: the loopback interface, the
+/// port of the Prometheus exporters' registry for this service's kind
+/// (only a scraper on the same host, or given its own address, reaches it).
+pub const DEFAULT_METRICS_ADDR: std::net::SocketAddr =
+    std::net::SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 9464);
 
 /// The default worker count: one per core the process may use.
 pub fn default_workers() -> usize {
@@ -443,10 +503,32 @@ mod tests {
         let s = settings(&[]).unwrap();
         assert_eq!(s.host, IpAddr::from([127, 0, 0, 1]));
         assert_eq!(s.port, 8080);
+        assert_eq!(s.metrics_addr, Some("127.0.0.1:9464".parse().unwrap()));
         assert_eq!(s.database, Database::Sqlite(DEFAULT_SQLITE_PATH.into()));
         assert_eq!(s.jwt_secret, None);
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
         assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
+        assert_eq!(s.bot_move, Duration::from_millis(400));
+    }
+
+    #[test]
+    fn a_computer_players_time_for_a_move_is_read_in_milliseconds() {
+        let s = settings(&[("BOT_MOVE_MS", "250")]).unwrap();
+        assert_eq!(s.bot_move, Duration::from_millis(250));
+        assert_eq!(
+            settings(&[("BOT_MOVE_MS", "0")]).unwrap().bot_move,
+            Duration::ZERO
+        );
+    }
+
+    #[test]
+    fn metrics_are_served_where_told_or_nowhere() {
+        let s = settings(&[("METRICS_ADDR", "0.0.0.0:9100")]).unwrap();
+        assert_eq!(s.metrics_addr, Some("0.0.0.0:9100".parse().unwrap()));
+        assert_eq!(
+            settings(&[("METRICS_ADDR", "off")]).unwrap().metrics_addr,
+            None
+        );
     }
 
     #[test]
@@ -465,6 +547,7 @@ mod tests {
         for (var, value) in [
             ("HOST", "localhost:80"),
             ("PORT", "70000"),
+            ("METRICS_ADDR", "9464"),
             ("DATABASE_URL", "mysql://x"),
             ("JWT_SECRET", "short"),
             ("TOKEN_TTL", "forever"),
@@ -477,6 +560,8 @@ mod tests {
             ("DB_ACQUIRE_TIMEOUT_MS", "50"),
             ("DB_ACQUIRE_TIMEOUT_MS", "2s"),
             ("REQUEST_BODY_TIMEOUT", "0"),
+            ("BOT_MOVE_MS", "10001"),
+            ("BOT_MOVE_MS", "0.3s"),
             ("RATE_LIMIT_SIGNUPS", "10"),
             ("RATE_LIMIT_READS", "0/60"),
             ("RATE_LIMIT_WRITES", "10/0"),

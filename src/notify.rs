@@ -25,6 +25,8 @@ pub enum Wake {
     Changed,
     /// Notifications may have been missed (the listener reconnected): check.
     Recheck,
+    /// The waiter's player signed out everywhere: check its token.
+    SignedOut,
     /// The server is shutting down: end the wait.
     Shutdown,
 }
@@ -61,6 +63,8 @@ struct Waiters {
 /// Per-game version channels, a re-check signal and a shutdown signal.
 pub struct Notifier {
     games: Mutex<HashMap<Uuid, watch::Sender<i64>>>,
+    /// Per player with a waiter here, a count of its sign-outs.
+    sign_outs: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
     waiters: Arc<Waiters>,
     listening: watch::Sender<Listening>,
     recheck: watch::Sender<u64>,
@@ -80,6 +84,7 @@ impl Default for Notifier {
     fn default() -> Self {
         Notifier {
             games: Mutex::new(HashMap::new()),
+            sign_outs: Mutex::new(HashMap::new()),
             waiters: Arc::default(),
             listening: watch::channel(Listening::Never).0,
             recheck: watch::channel(0).0,
@@ -103,6 +108,31 @@ impl Notifier {
         subscription
     }
 
+    /// [`Notifier::subscribe`] for a waiter on behalf of `player`, woken
+    /// also when that player signs out everywhere ([`Wake::SignedOut`]).
+    pub async fn subscribe_as(&self, game: Uuid, player: Uuid) -> Subscription {
+        let mut subscription = self.subscribe(game).await;
+        let mut sign_outs = self.sign_outs.lock().unwrap_or_else(|e| e.into_inner());
+        // Forget players nobody waits for any more.
+        sign_outs.retain(|_, sender| sender.receiver_count() > 0);
+        subscription.signed_out = Some(
+            sign_outs
+                .entry(player)
+                .or_insert_with(|| watch::channel(0).0)
+                .subscribe(),
+        );
+        subscription
+    }
+
+    /// `player` signed out everywhere (here or on another instance): wakes
+    /// its waiters here.
+    pub fn signed_out(&self, player: Uuid) {
+        let sign_outs = self.sign_outs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(sender) = sign_outs.get(&player) {
+            sender.send_modify(|count| *count += 1);
+        }
+    }
+
     /// [`Notifier::subscribe`] without waiting for the listener.
     fn subscribe_now(&self, game: Uuid) -> Subscription {
         let version = {
@@ -116,6 +146,7 @@ impl Notifier {
         self.waiters.changed.notify_one();
         Subscription {
             version,
+            signed_out: None,
             recheck: self.recheck.subscribe(),
             shutdown: self.shutdown.subscribe(),
             _counted: Counted(Arc::clone(&self.waiters)),
@@ -220,6 +251,13 @@ impl Notifier {
         self.work.notify_one();
     }
 
+    /// Returns once the server is stopping.
+    pub async fn shutting_down(&self) {
+        let mut stopping = self.shutdown.subscribe();
+        // The sender lives as long as `self`, so the wait cannot fail.
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    }
+
     /// Whether the server is stopping.
     pub fn is_shutting_down(&self) -> bool {
         *self.shutdown.borrow()
@@ -229,6 +267,8 @@ impl Notifier {
 /// One waiter's receivers.
 pub struct Subscription {
     version: watch::Receiver<i64>,
+    /// The sign-outs of the player the waiter waits for, if any.
+    signed_out: Option<watch::Receiver<u64>>,
     recheck: watch::Receiver<u64>,
     shutdown: watch::Receiver<bool>,
     _counted: Counted,
@@ -250,8 +290,15 @@ impl Subscription {
         if *self.shutdown.borrow() {
             return Wake::Shutdown;
         }
+        let signed_out = async {
+            match &mut self.signed_out {
+                Some(sign_outs) => sign_outs.changed().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             changed = self.version.changed() => if changed.is_ok() { Wake::Changed } else { Wake::Shutdown },
+            changed = signed_out => if changed.is_ok() { Wake::SignedOut } else { Wake::Shutdown },
             changed = self.recheck.changed() => if changed.is_ok() { Wake::Recheck } else { Wake::Shutdown },
             _ = self.shutdown.changed() => Wake::Shutdown,
         }
@@ -383,6 +430,22 @@ mod tests {
         let _waiter = notifier.subscribe(Uuid::new_v4()).await;
         let waited = started.elapsed();
         assert!(waited >= LISTEN_READY_WAIT, "waited {waited:?}");
+    }
+
+    #[tokio::test]
+    async fn a_sign_out_wakes_that_players_waiters_only() {
+        let notifier = Notifier::default();
+        let (game, anne, bram) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let mut annes = notifier.subscribe_as(game, anne).await;
+        let mut brams = notifier.subscribe_as(game, bram).await;
+        let mut anyone = notifier.subscribe(game).await;
+        notifier.signed_out(anne);
+        assert_eq!(annes.wake().await, Wake::SignedOut);
+        for other in [&mut brams, &mut anyone] {
+            let woken =
+                tokio::time::timeout(std::time::Duration::from_millis(50), other.wake()).await;
+            assert!(woken.is_err(), "only Anne's waiters are woken");
+        }
     }
 
     #[tokio::test]

@@ -51,8 +51,12 @@ pub enum StartError {
 pub struct Application {
     port: u16,
     server: Server,
+    /// The `/metrics` server on its own address, and its port.
+    metrics: Option<(Server, u16)>,
     store: Store,
     notifier: Arc<Notifier>,
+    /// The scheduler, which finishes its moves in hand before the pool closes.
+    scheduler: tokio::task::JoinHandle<()>,
 }
 
 /// Stops a running application gracefully: streams and long polls end, the
@@ -60,6 +64,7 @@ pub struct Application {
 #[derive(Clone)]
 pub struct Stopper {
     handle: actix_web::dev::ServerHandle,
+    metrics: Option<actix_web::dev::ServerHandle>,
     notifier: Arc<Notifier>,
 }
 
@@ -68,7 +73,33 @@ impl Stopper {
     pub async fn stop(&self) {
         self.notifier.shut_down();
         self.handle.stop(true).await;
+        if let Some(metrics) = &self.metrics {
+            metrics.stop(true).await;
+        }
     }
+}
+
+/// The `/metrics` server on `address`, apart from the API's port (so that
+/// only a scraper reaches it), with the jobs' `state`; and its port.
+fn metrics_server(
+    address: std::net::SocketAddr,
+    state: web::Data<AppState>,
+) -> Result<(Server, u16), StartError> {
+    let listener = TcpListener::bind(address).map_err(|source| StartError::Bind {
+        address: address.to_string(),
+        source,
+    })?;
+    let port = listener.local_addr()?.port();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .service(http::metrics::metrics)
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)?
+    .run();
+    Ok((server, port))
 }
 
 /// CORS for the configured browser origins (the page's own origin, such as
@@ -141,9 +172,10 @@ impl Application {
             metrics: Arc::new(Metrics::default()),
             notifier: Arc::clone(&notifier),
             clock,
+            bot_move: i64::try_from(settings.bot_move.as_micros()).unwrap_or(i64::MAX),
             path_prefix: settings.path_prefix.clone(),
         };
-        tokio::spawn(jobs::scheduler::run(app.clone()));
+        let scheduler = tokio::spawn(jobs::scheduler::run(app.clone()));
         tokio::spawn(jobs::cleanup::run(
             app.clone(),
             jobs::cleanup::Policy::new(settings.token_ttl),
@@ -155,6 +187,10 @@ impl Application {
         };
         // Shared by the workers' factories, which each make their own.
         let state = Arc::new(state);
+        let metrics = settings
+            .metrics_addr
+            .map(|address| metrics_server(address, web::Data::from(Arc::clone(&state))))
+            .transpose()?;
         let origins = settings.cors_allowed_origins.clone();
         let listener = TcpListener::bind((settings.host, settings.port)).map_err(|source| {
             StartError::Bind {
@@ -173,7 +209,10 @@ impl Application {
         drop(api);
         let proxies = web::Data::new(TrustedProxies(settings.trusted_proxies.clone()));
         let body_timeout = web::Data::new(BodyTimeout(settings.request_body_timeout));
-        let limiter = web::Data::new(Limiter::new(&settings.rate_limits));
+        let limiter = web::Data::new(Limiter::new(
+            &settings.rate_limits,
+            Arc::clone(&state.app.clock),
+        ));
         let workers = settings.workers;
         let server = HttpServer::new(move || {
             // Called on each worker's thread: its own pool (Store::for_worker).
@@ -231,8 +270,10 @@ impl Application {
         Ok(Application {
             port,
             server,
+            metrics,
             store,
             notifier,
+            scheduler,
         })
     }
 
@@ -240,6 +281,7 @@ impl Application {
     pub fn stopper(&self) -> Stopper {
         Stopper {
             handle: self.server.handle(),
+            metrics: self.metrics.as_ref().map(|(server, _)| server.handle()),
             notifier: Arc::clone(&self.notifier),
         }
     }
@@ -249,16 +291,28 @@ impl Application {
         self.port
     }
 
+    /// The port `/metrics` is served on (`METRICS_ADDR`), if anywhere.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|(_, port)| *port)
+    }
+
     /// Runs until the server stops. SIGTERM or SIGINT stop it gracefully:
     /// no new connections, streams end, in-flight requests finish.
     pub async fn run(self) -> std::io::Result<()> {
         let stopper = self.stopper();
+        if let Some((metrics, _)) = self.metrics {
+            tokio::spawn(metrics);
+        }
         tokio::spawn(async move {
             shutdown_signal().await;
             tracing::info!("shutting down");
             stopper.stop().await;
         });
         let result = self.server.await;
+        self.notifier.shut_down();
+        if let Err(error) = self.scheduler.await {
+            tracing::error!(%error, "the scheduler failed");
+        }
         self.store.close().await;
         result
     }

@@ -77,7 +77,7 @@ def run_size(args, admin, games):
     # TOKEN_TTL of a year: the filled players, last seen within the past
     # year, are not idle guests for the hourly cleanup (tools/scale_fill.sql
     # drops the foreign keys that would otherwise stop it deleting them).
-    env = dict(os.environ, RATE_LIMITS="off", DATABASE_URL=url, PORT=str(port), RUST_LOG="warn",
+    env = dict(os.environ, RATE_LIMITS="off", METRICS_ADDR="off", DATABASE_URL=url, PORT=str(port), RUST_LOG="warn",
                JWT_SECRET="bench-secret-0123456789abcdef0123456789", TOKEN_TTL="31536000")
     server = subprocess.Popen([SERVER], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"

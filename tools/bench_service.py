@@ -146,7 +146,7 @@ def free_port():
 
 def start_server(database_url, workdir, workers):
     port = free_port()
-    env = dict(os.environ, RATE_LIMITS="off", DATABASE_URL=database_url, PORT=str(port),
+    env = dict(os.environ, RATE_LIMITS="off", METRICS_ADDR="off", DATABASE_URL=database_url, PORT=str(port),
                RUST_LOG="warn", JWT_SECRET="bench-secret-0123456789abcdef0123456789")
     if workers:
         env["WORKERS"] = str(workers)

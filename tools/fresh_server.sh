@@ -6,7 +6,7 @@
 # TEST_DATABASE_URL (default the local one), or on SERVER_DATABASE_URL
 # instead when that is set (an SQLite file, say), on a free port of 127.0.0.1,
 # with its output in $server_log (default /dev/null), and returns once it
-# answers /readyz. It sets `server` (the pid) and `port`. stop_server stops
+# answers /readyz. It sets `server` (the pid), `port` and `metrics_port`. stop_server stops
 # it and drops the database; call it from the caller's EXIT trap.
 # The server logs at SERVER_RUST_LOG (default warn, as the figures in
 # docs/performance.md are measured; info is the default of a real instance).
@@ -18,7 +18,9 @@ start_server() {
     shift
     [ -n "${SERVER_DATABASE_URL:-}" ] || psql "$admin" -qc "CREATE DATABASE $db" >/dev/null
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    DATABASE_URL="${SERVER_DATABASE_URL:-${admin%/*}/$db}" PORT=$port RUST_LOG=${SERVER_RUST_LOG:-warn} RATE_LIMITS=off \
+    metrics_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    DATABASE_URL="${SERVER_DATABASE_URL:-${admin%/*}/$db}" PORT=$port METRICS_ADDR=127.0.0.1:$metrics_port \
+        RUST_LOG=${SERVER_RUST_LOG:-warn} RATE_LIMITS=off \
         "$@" "$bin" >"${server_log:-/dev/null}" 2>&1 &
     server=$!
     for _ in $(seq 120); do
@@ -38,9 +40,9 @@ stop_server() {
         -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
 }
 
-# The requests the server's /metrics has counted.
+# The requests the server's /metrics (on its METRICS_ADDR) has counted.
 requests() {
-    curl -s "http://127.0.0.1:$port/metrics" | awk '/^kaarttafel_http_requests_total/ {s += $2} END {print s}'
+    curl -s "http://127.0.0.1:$metrics_port/metrics" | awk '/^kaarttafel_http_requests_total/ {s += $2} END {print s}'
 }
 
 # The server's CPU time so far, in clock ticks (/proc/<pid>/stat).

@@ -5,7 +5,7 @@ event log, as JSON. Run it against the release binary serving a COPY of the
 fixture database with the fixture's JWT_SECRET:
 
   cp tests/data/layout-release.db /tmp/f.db
-  PORT=18555 DATABASE_URL=sqlite:/tmp/f.db RATE_LIMITS=off JWT_SECRET=$SECRET RELEASE_BINARY &
+  PORT=18555 DATABASE_URL=sqlite:/tmp/f.db METRICS_ADDR=off RATE_LIMITS=off JWT_SECRET=$SECRET RELEASE_BINARY &
   tools/layout_fixture.py /tmp/f.db http://127.0.0.1:18555 $SECRET > tests/data/layout-release.json
 """
 import base64, hashlib, hmac, json, sqlite3, sys, time, urllib.request

@@ -33,7 +33,7 @@ cleanup() {
   rm -rf "$DIR"
 }
 trap cleanup EXIT
-DATABASE_URL=$URL PORT=$PORT RATE_LIMITS=off RUST_LOG=warn "$SERVER" >"$DIR/server.log" 2>&1 &
+DATABASE_URL=$URL PORT=$PORT METRICS_ADDR=off RATE_LIMITS=off RUST_LOG=warn "$SERVER" >"$DIR/server.log" 2>&1 &
 PID=$!
 for _ in $(seq 300); do
   curl -sf -o /dev/null "http://127.0.0.1:$PORT/readyz" && break

@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 # The schema first (the server applies its migrations), then the log.
-PORT=$port DATABASE_URL=$url RATE_LIMITS=off "$server" >/dev/null 2>&1 &
+PORT=$port DATABASE_URL=$url METRICS_ADDR=off RATE_LIMITS=off "$server" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
 psql -q "$url" <<'SQL'

@@ -38,13 +38,15 @@ pub struct LogPage {
 }
 
 /// At most `limit` events (1..500, default 100) of game `id` after
-/// sequence number `after` (default 0: from the start).
+/// sequence number `after` (default 0: from the start), as `reader` may
+/// see them.
 ///
 /// # Errors
 /// [`Error::Invalid`] for `after` or `limit` out of range;
 /// [`Error::NotFound`]; the database's.
 pub async fn page(
     app: &App,
+    reader: Uuid,
     id: Uuid,
     after: Option<i64>,
     limit: Option<u32>,
@@ -62,6 +64,7 @@ pub async fn page(
     let game = load_with_every_record(&mut conn, app, id).await?;
     let rows = events::list(&mut conn, id, after, limit).await?;
     let next_after = rows.last().map_or(after, |r| r.seq);
+    let seat = game.seat_of(reader);
     let events = rows
         .into_iter()
         .map(|row| {
@@ -73,7 +76,7 @@ pub async fn page(
                 seat: row.seat,
                 by: row.actor.unwrap_or_else(|| "player".to_owned()),
                 at: DateTime::from_timestamp_micros(row.created_at).unwrap_or_default(),
-                data: redaction::redact(&game, payload),
+                data: redaction::redact(&game, seat, payload),
             })
         })
         .collect::<Result<_, Error>>()?;

@@ -11,6 +11,7 @@ use super::error::Error;
 use crate::auth::TokenError;
 use crate::store::friends::{self as results, StatsRow};
 use crate::store::players::{self, PlayerRow};
+use crate::store::{Backend, listen};
 use crate::table::GameKind;
 
 /// The longest player name, in characters.
@@ -89,7 +90,8 @@ pub async fn renew_token(app: &App, caller: Uuid) -> Result<Issued, Error> {
 }
 
 /// Signs the caller out everywhere: every token issued to it before is
-/// refused from now on. Returns the one token issued since.
+/// refused from now on, and the streams and long polls they hold end.
+/// Returns the one token issued since.
 ///
 /// # Errors
 /// [`Error::Token`] when the player is gone; the database's.
@@ -98,6 +100,15 @@ pub async fn sign_out(app: &App, caller: Uuid) -> Result<Issued, Error> {
     let generation = players::next_token_generation(&mut conn, caller)
         .await?
         .ok_or(Error::Token(TokenError::Invalid))?;
+    // Streams and long polls the old tokens hold end now, here and on
+    // every other instance, each after its own check of the token.
+    app.notifier.signed_out(caller);
+    if app.store.backend() == Backend::Postgres
+        && let Err(error) = listen::announce_sign_out(&mut conn, caller).await
+    {
+        // Each stream still checks its token before its next event.
+        tracing::warn!(%error, "could not announce a sign-out to the other instances");
+    }
     Ok(Issued::new(app, caller, generation))
 }
 

@@ -43,18 +43,6 @@ pub async fn load_on(conn: &mut AnyConnection, app: &App, id: Uuid) -> Result<Ga
     Ok(game_from_row(&row_on(conn, app, id).await?)?)
 }
 
-/// The game as stored now, read only to be shown
-/// ([`game_to_show`]: its score-sheet rows as stored).
-///
-/// # Errors
-/// As [`load`].
-pub async fn load_to_show(app: &App, id: Uuid) -> Result<Game, Error> {
-    let mut conn = app.store.acquire().await?;
-    let row = row_on(&mut conn, app, id).await?;
-    drop(conn);
-    Ok(game_to_show(row)?)
-}
-
 /// [`load_on`] with every finished record, the oldest included, where it
 /// holds only the recent ones ([`games::RECENT_RECORDS`]): for the event
 /// log, which shows every round's cards.
@@ -107,18 +95,21 @@ pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, 
     Ok((caller, game_to_show(row)?))
 }
 
-/// Game `id` for the bearer of `identity`: now, or, given
-/// `wait_for_version`, as soon as it passes that version or after
-/// `timeout_s` seconds (default 30), whichever comes first. Returns the
-/// caller and the game, read only to be shown ([`game_to_show`]).
+/// Game `id` for the bearer of `identity` (whose token expires at
+/// `expires_at`, Unix seconds): now, or, given `wait_for_version`, as soon
+/// as it passes that version or after `timeout_s` seconds (default 30),
+/// whichever comes first. Returns the caller and the game, read only to be
+/// shown ([`game_to_show`]).
 ///
 /// # Errors
-/// [`Error::Token`]; [`Error::Invalid`] for a timeout without a version, a
+/// [`Error::Token`], also when the token expires or its player signs out
+/// during the wait; [`Error::Invalid`] for a timeout without a version, a
 /// negative version or a timeout over [`LONG_POLL_MAX_SECONDS`];
 /// [`Error::NotFound`].
 pub async fn view(
     app: &App,
     identity: &Identity,
+    expires_at: i64,
     id: Uuid,
     wait_for_version: Option<i64>,
     timeout_s: Option<u64>,
@@ -127,10 +118,14 @@ pub async fn view(
         // The token is checked in the game's own statement.
         return load_as(app, identity, id).await;
     }
-    // A long poll holds no connection while it waits.
-    let caller = {
-        let mut conn = app.store.acquire().await?;
-        sign_in::check(app, &mut conn, identity).await?
+    // A long poll holds no connection while it waits. Its token is
+    // checked with each read of the game below.
+    let caller = match sign_in::named_player(identity) {
+        Some(player) => player,
+        None => {
+            let mut conn = app.store.acquire().await?;
+            sign_in::check(app, &mut conn, identity).await?
+        }
     };
     let Some(version) = wait_for_version else {
         return Err(Error::invalid("timeout_s: only with wait_for_version"));
@@ -141,32 +136,25 @@ pub async fn view(
             "wait_for_version: 0 or more; timeout_s: 0 to {LONG_POLL_MAX_SECONDS}"
         )));
     }
-    let game = wait_past(app, id, version, Duration::from_secs(seconds)).await?;
-    Ok((caller, game))
-}
-
-/// Waits until game `id` passes `version` or `timeout` ends, and returns
-/// it then, read only to be shown ([`game_to_show`]).
-///
-/// # Errors
-/// [`Error::NotFound`] when there is no such game.
-pub async fn wait_past(
-    app: &App,
-    id: Uuid,
-    version: i64,
-    timeout: Duration,
-) -> Result<Game, Error> {
-    let mut waiter = app.notifier.subscribe(id).await;
-    let deadline = tokio::time::Instant::now() + timeout;
+    let mut waiter = app.notifier.subscribe_as(id, caller).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
     loop {
-        // Load after subscribing, so a change in between is not missed.
-        let game = load_to_show(app, id).await?;
+        // Read after subscribing, so a change in between is not missed;
+        // the token is checked again in the game's statement, so a poll
+        // held by a token signed out or expired meanwhile answers 401.
+        let (caller, game) = load_as(app, identity, id).await?;
+        sign_in::unexpired(app, expires_at)?;
         if game.version > version {
-            return Ok(game);
+            return Ok((caller, game));
         }
         match tokio::time::timeout_at(deadline, waiter.wake()).await {
-            Ok(Wake::Changed | Wake::Recheck) => continue,
-            Ok(Wake::Shutdown) | Err(_) => return Ok(game),
+            Ok(Wake::Changed | Wake::Recheck | Wake::SignedOut) => continue,
+            Ok(Wake::Shutdown) | Err(_) => {
+                // The answer is read now, with the token checked now.
+                let (caller, game) = load_as(app, identity, id).await?;
+                sign_in::unexpired(app, expires_at)?;
+                return Ok((caller, game));
+            }
         }
     }
 }

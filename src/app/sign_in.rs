@@ -98,6 +98,20 @@ pub async fn authenticate(app: &App, identity: &Identity) -> Result<Uuid, Error>
     }
 }
 
+/// Whether a token whose `exp` is `expires_at` (Unix seconds), checked
+/// when a stream or long poll began, is still unexpired now, by the
+/// application's clock and with the check's leeway.
+///
+/// # Errors
+/// [`Error::Token`] `Expired` once it is not.
+pub fn unexpired(app: &App, expires_at: i64) -> Result<(), Error> {
+    let now = app.now().div_euclid(1_000_000);
+    if now > expires_at.saturating_add(crate::auth::LEEWAY as i64) {
+        return Err(TokenError::Expired.into());
+    }
+    Ok(())
+}
+
 /// The player a token of ours names, to read beside a game; `None` for an
 /// external identity, which [`check`] maps to a player.
 pub fn named_player(identity: &Identity) -> Option<Uuid> {

@@ -34,7 +34,8 @@ pub struct EventView {
     #[schema(example = 6)]
     pub seq: i64,
     /// `created`, `joined`, `left`, `deal`, `move`, `back` (a seat no longer
-    /// away), `rematch` (the next table was made) or `abandoned` (closed
+    /// away), `rematch` (the next table was made; its id, `data.game`, only
+    /// for the players who sat at the table) or `abandoned` (closed
     /// after waiting too long).
     #[schema(example = "move")]
     pub kind: String,
@@ -46,7 +47,8 @@ pub struct EventView {
     /// table closed after waiting too long).
     #[schema(example = "player")]
     pub by: String,
-    /// When the change was accepted.
+    /// When the change was made, to the millisecond (a computer player's
+    /// move: its time for a move after its turn fell due, docs/bots.md).
     #[schema(example = "2026-12-05T10:15:00Z")]
     pub at: chrono::DateTime<chrono::Utc>,
     /// The change: the move as made (public), plus what became public since
@@ -80,11 +82,11 @@ pub struct EventPage {
 #[get("/games/{id}/events")]
 pub async fn game_events(
     state: web::Data<AppState>,
-    _caller: AuthPlayer,
+    caller: AuthPlayer,
     id: web::Path<Uuid>,
     query: web::Query<EventsQuery>,
 ) -> Result<web::Json<EventPage>, ApiError> {
-    let page = event_log::page(&state.app, *id, query.after, query.limit).await?;
+    let page = event_log::page(&state.app, caller.id, *id, query.after, query.limit).await?;
     let events = page
         .events
         .into_iter()

@@ -39,32 +39,44 @@ impl FromRequest for AuthPlayer {
 /// move) read the token's player in the game's own statement and then
 /// accept what they read ([`sign_in::accept`]): one statement less. Its extraction refuses a missing,
 /// malformed, forged or expired token with 401 before the body is read.
-pub struct SignedToken(Identity);
+pub struct SignedToken {
+    identity: Identity,
+    expires_at: i64,
+}
 
 impl FromRequest for SignedToken {
     type Error = ApiError;
     type Future = std::future::Ready<Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(verify(req).map(|(_, identity)| SignedToken(identity)))
+        std::future::ready(verify(req).map(|(_, identity, expires_at)| SignedToken {
+            identity,
+            expires_at,
+        }))
     }
 }
 
 impl SignedToken {
     /// The verified identity, whose player is still to check.
     pub fn identity(&self) -> &Identity {
-        &self.0
+        &self.identity
+    }
+
+    /// When the token expires (its `exp`, Unix seconds).
+    pub fn expires_at(&self) -> i64 {
+        self.expires_at
     }
 }
 
-/// The application state and the verified identity of the request's token.
-fn verify(req: &HttpRequest) -> Result<(web::Data<AppState>, Identity), ApiError> {
+/// The application state, and the verified identity of the request's
+/// token with its `exp`.
+fn verify(req: &HttpRequest) -> Result<(web::Data<AppState>, Identity, i64), ApiError> {
     let state = req
         .app_data::<web::Data<AppState>>()
         .cloned()
         .ok_or_else(|| ApiError::Internal("application state missing".into()))?;
-    let identity = state.app.tokens.verify(bearer_token(req)?)?;
-    Ok((state, identity))
+    let (identity, expires_at) = state.app.tokens.verify_until(bearer_token(req)?)?;
+    Ok((state, identity, expires_at))
 }
 
 /// Checks the request's bearer token. The connection it was checked on is
@@ -72,7 +84,7 @@ fn verify(req: &HttpRequest) -> Result<(web::Data<AppState>, Identity), ApiError
 fn authenticate(req: &HttpRequest) -> impl Future<Output = Result<AuthPlayer, ApiError>> + 'static {
     let verified = verify(req);
     async move {
-        let (state, identity) = verified?;
+        let (state, identity, _) = verified?;
         let id = sign_in::authenticate(&state.app, &identity).await?;
         Ok(AuthPlayer { id })
     }

@@ -1,23 +1,25 @@
 //! Rate limits, per instance, with `governor` (GCRA): strict on creating
-//! players, on failed authentication and on guessing ids (404s) per client
-//! address; looser on reads and changes per player (the token's `sub`, or
+//! players, on failed authentication, on guessing ids (404s) and on invite
+//! look-ups per client address (an IPv6 client by its /64); looser on reads and changes per player (the token's `sub`, or
 //! the address without a valid token). A stream or long poll is one request
 //! and counts once. A refused request is 429 `rate_limited` with
 //! `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, StatusCode, header};
 use actix_web::middleware::Next;
 use actix_web::web;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
+use governor::clock::Clock as _;
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
 
 use super::error::ApiError;
 use super::proxy::{NO_PROXIES, TrustedProxies};
@@ -32,22 +34,37 @@ enum Key {
     Player(uuid::Uuid),
 }
 
+/// The application's clock (`crate::clock`) as the limits' clock, as time
+/// since the Unix epoch: tests move it by hand instead of waiting.
+#[derive(Clone)]
+pub struct LimitClock(pub Arc<dyn crate::clock::Clock>);
+
+impl governor::clock::Clock for LimitClock {
+    type Instant = Duration;
+
+    fn now(&self) -> Duration {
+        Duration::from_micros(u64::try_from(self.0.now_micros()).unwrap_or(0))
+    }
+}
+
 /// One named limit.
 struct Policy {
     name: &'static str,
     limit: Limit,
-    limiter: DefaultKeyedRateLimiter<Key>,
+    limiter: RateLimiter<Key, DefaultKeyedStateStore<Key>, LimitClock, NoOpMiddleware<Duration>>,
+    clock: LimitClock,
 }
 
 impl Policy {
-    fn new(name: &'static str, limit: Option<Limit>) -> Option<Policy> {
+    fn new(name: &'static str, limit: Option<Limit>, clock: &LimitClock) -> Option<Policy> {
         let limit = limit?;
         let period = limit.per / limit.requests.get();
         let quota = Quota::with_period(period)?.allow_burst(limit.requests);
         Some(Policy {
             name,
             limit,
-            limiter: DefaultKeyedRateLimiter::keyed(quota),
+            limiter: RateLimiter::new(quota, DefaultKeyedStateStore::default(), clock.clone()),
+            clock: clock.clone(),
         })
     }
 
@@ -55,7 +72,7 @@ impl Policy {
     fn take(&self, key: &Key) -> Result<(), Duration> {
         self.limiter
             .check_key(key)
-            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 
     fn refusal(&self, wait: Duration) -> ApiError {
@@ -77,27 +94,28 @@ pub struct Limiter {
     writes: Option<Policy>,
     solver: Option<Policy>,
     invite_guesses: Option<Policy>,
-    /// Addresses refused invite look-ups until a time, after too many wrong codes.
-    invites_blocked: Mutex<HashMap<IpAddr, Instant>>,
-    /// Addresses refused until a time, after too many failed tokens or 404s.
-    blocked: Mutex<HashMap<IpAddr, (Instant, &'static str)>>,
+    /// Addresses refused until a time (by `clock`), after too many failed
+    /// tokens or 404s.
+    blocked: Mutex<HashMap<IpAddr, (Duration, &'static str)>>,
     requests: AtomicU64,
+    clock: LimitClock,
 }
 
 impl Limiter {
-    /// The limiter for `limits`.
-    pub fn new(limits: &RateLimits) -> Limiter {
+    /// The limiter for `limits`, on the time of `clock`.
+    pub fn new(limits: &RateLimits, clock: Arc<dyn crate::clock::Clock>) -> Limiter {
+        let clock = LimitClock(clock);
         Limiter {
-            signups: Policy::new("signups", limits.signups),
-            auth_failures: Policy::new("auth_failures", limits.auth_failures),
-            not_found: Policy::new("not_found", limits.not_found),
-            reads: Policy::new("reads", limits.reads),
-            writes: Policy::new("writes", limits.writes),
-            solver: Policy::new("solver", limits.solver),
-            invite_guesses: Policy::new("invite_guesses", limits.invite_guesses),
-            invites_blocked: Mutex::default(),
+            signups: Policy::new("signups", limits.signups, &clock),
+            auth_failures: Policy::new("auth_failures", limits.auth_failures, &clock),
+            not_found: Policy::new("not_found", limits.not_found, &clock),
+            reads: Policy::new("reads", limits.reads, &clock),
+            writes: Policy::new("writes", limits.writes, &clock),
+            solver: Policy::new("solver", limits.solver, &clock),
+            invite_guesses: Policy::new("invite_guesses", limits.invite_guesses, &clock),
             blocked: Mutex::default(),
             requests: AtomicU64::new(0),
+            clock,
         }
     }
 
@@ -119,7 +137,7 @@ impl Limiter {
     fn blocked(&self, address: IpAddr) -> Option<ApiError> {
         let mut blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
         let (until, name) = *blocked.get(&address)?;
-        let now = Instant::now();
+        let now = self.clock.now();
         if until <= now {
             blocked.remove(&address);
             return None;
@@ -133,38 +151,8 @@ impl Limiter {
         let Some(policy) = policy else { return };
         if let Err(wait) = policy.take(&Key::Address(address)) {
             let mut blocked = self.blocked.lock().unwrap_or_else(|e| e.into_inner());
-            blocked.insert(address, (Instant::now() + wait, policy.name));
+            blocked.insert(address, (self.clock.now() + wait, policy.name));
         }
-    }
-
-    /// A wrong invite code from `address`: past the allowance, its invite
-    /// requests are refused until the allowance refills.
-    fn wrong_invite(&self, address: IpAddr) {
-        let Some(policy) = &self.invite_guesses else {
-            return;
-        };
-        if let Err(wait) = policy.take(&Key::Address(address)) {
-            let mut blocked = self
-                .invites_blocked
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            blocked.insert(address, Instant::now() + wait);
-        }
-    }
-
-    /// The refusal of an invite request from an address that guessed too often.
-    fn invites_blocked(&self, address: IpAddr) -> Option<ApiError> {
-        let mut blocked = self
-            .invites_blocked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let until = *blocked.get(&address)?;
-        let now = Instant::now();
-        if until <= now {
-            blocked.remove(&address);
-            return None;
-        }
-        self.invite_guesses.as_ref().map(|p| p.refusal(until - now))
     }
 
     /// Forgets keys whose allowance is full again, now and then, so memory
@@ -187,11 +175,7 @@ impl Limiter {
         {
             policy.limiter.retain_recent();
         }
-        self.invites_blocked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|_, until| *until > Instant::now());
-        let now = Instant::now();
+        let now = self.clock.now();
         self.blocked
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -219,6 +203,7 @@ pub async fn rate_limit(
     let Some(address) = proxies.client(req.peer_addr().map(|a| a.ip()), forwarded) else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
+    let address = network_of(address);
     let state = req.app_data::<web::Data<AppState>>();
     let prefix = state.map_or("", |s| s.app.path_prefix.as_str());
     // The path as the router reads it, percent-escapes of plain characters
@@ -232,8 +217,15 @@ pub async fn rate_limit(
         return Ok(req.error_response(refusal).map_into_boxed_body());
     }
     let invite = path.starts_with("/v1/invites/");
-    if invite && let Some(refusal) = limiter.invites_blocked(address) {
-        return Ok(req.error_response(refusal).map_into_boxed_body());
+    if invite && let Some(policy) = &limiter.invite_guesses {
+        // Taken before the code is looked up, right or wrong: guesses sent
+        // in parallel each take their share before any answer is known, so
+        // no more of them are looked up than the allowance.
+        if let Err(wait) = policy.take(&Key::Address(address)) {
+            return Ok(req
+                .error_response(policy.refusal(wait))
+                .map_into_boxed_body());
+        }
     }
     let signup = req.method() == Method::POST && path == "/v1/players";
     let (policy, solver) = if signup {
@@ -265,11 +257,26 @@ pub async fn rate_limit(
     let response = next.call(req).await?;
     match response.status() {
         StatusCode::UNAUTHORIZED => limiter.failure(&limiter.auth_failures, address),
-        StatusCode::NOT_FOUND if invite => limiter.wrong_invite(address),
+        // Invite look-ups took their allowance before.
+        StatusCode::NOT_FOUND if invite => {}
         StatusCode::NOT_FOUND => limiter.failure(&limiter.not_found, address),
         _ => {}
     }
     Ok(response.map_into_boxed_body())
+}
+
+/// The key of a client address for the limits: an IPv6 client by its /64
+/// (the network a single subscriber is given, so one client cannot take a
+/// fresh allowance with each of its 2^64 addresses); an IPv4 client, also
+/// one written as an IPv4-mapped IPv6 address, by its address.
+fn network_of(address: IpAddr) -> IpAddr {
+    match address.to_canonical() {
+        IpAddr::V6(v6) => {
+            let [a, b, c, d, ..] = v6.segments();
+            IpAddr::V6(std::net::Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0))
+        }
+        v4 => v4,
+    }
 }
 
 /// Whether `path` (under the prefix) asks for solver work: a hint or a
@@ -296,5 +303,20 @@ fn caller_key(req: &ServiceRequest, state: Option<&web::Data<AppState>>, address
 impl std::fmt::Debug for Limiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Limiter")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_64_and_an_ipv4_client_by_its_address() {
+        let key = |a: &str| network_of(a.parse().unwrap()).to_string();
+        assert_eq!(key("2001:db8:1:2::a"), "2001:db8:1:2::");
+        assert_eq!(key("2001:db8:1:2:ffff:1:2:3"), "2001:db8:1:2::");
+        assert_eq!(key("2001:db8:1:3::a"), "2001:db8:1:3::");
+        assert_eq!(key("192.0.2.7"), "192.0.2.7");
+        assert_eq!(key("::ffff:192.0.2.7"), "192.0.2.7");
     }
 }

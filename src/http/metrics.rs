@@ -1,4 +1,5 @@
-//! The metrics over HTTP: `/metrics`, and the middleware that counts and
+//! The metrics over HTTP: `/metrics` (served on an address of its own,
+//! `METRICS_ADDR`, never on the API's port), and the middleware that counts and
 //! times every request by route pattern (never the raw path, which holds
 //! ids). The registry itself is [`crate::metrics`].
 
@@ -19,7 +20,6 @@ use crate::jobs::scheduler;
 use crate::metrics::{Metrics, RequestHandles, RequestLabels};
 
 /// The metrics in the Prometheus (OpenMetrics) text format.
-#[utoipa::path(tag = "health", responses((status = 200, description = "Metrics, OpenMetrics text", content_type = "application/openmetrics-text")))]
 #[get("/metrics")]
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let app = &state.app;

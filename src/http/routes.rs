@@ -3,7 +3,7 @@
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use super::{bots, events, friends, games, health, hints, metrics, players, profiles, stream};
+use super::{bots, events, friends, games, health, hints, players, profiles, stream};
 
 /// Every route, listed once: `$config` is either utoipa-actix-web's service
 /// config (which also collects each route's OpenAPI path and schemas, for
@@ -14,7 +14,6 @@ macro_rules! register_routes {
         $config
             .service(health::healthz)
             .service(health::readyz)
-            .service(metrics::metrics)
             .service(
                 // A request is matched against the routes in this order, the
                 // ones with a `{..}` segment by a regex each: the two of every
@@ -58,7 +57,9 @@ pub fn routes(config: &mut ServiceConfig) {
 
 /// Registers the same routes as [`routes`] on a plain actix-web config,
 /// without building any OpenAPI: what each HTTP worker runs at start (the
-/// document is built once per process, see `startup`).
+/// document is built once per process, see `startup`). The page at `/play`
+/// is served beside them; it is no part of the API's document.
 pub fn serve_routes(config: &mut actix_web::web::ServiceConfig) {
     register_routes!(config, actix_web::web::scope);
+    config.configure(super::play::routes);
 }

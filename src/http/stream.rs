@@ -6,11 +6,14 @@ use futures_util::stream;
 use uuid::Uuid;
 
 use super::error::{ApiError, Problem};
-use super::extract::AuthPlayer;
+use super::extract::SignedToken;
 use super::open_streams::StreamGuard;
 use super::problems::{NoSuchGame, Unauthenticated};
 use super::state::AppState;
-use crate::app::read::{load, load_to_show};
+use crate::app::error::Error;
+use crate::app::read::load_as;
+use crate::app::sign_in;
+use crate::auth::Identity;
 use crate::notify::Wake;
 
 struct Stream {
@@ -18,6 +21,10 @@ struct Stream {
     state: web::Data<AppState>,
     id: Uuid,
     caller: Uuid,
+    /// The token the stream was opened with, checked again before every
+    /// event, and when it expires (Unix seconds).
+    identity: Identity,
+    expires_at: i64,
     last: i64,
     waiter: crate::notify::Subscription,
     done: bool,
@@ -30,8 +37,16 @@ impl Stream {
             if self.done {
                 return None;
             }
-            let game = match load_to_show(&self.state.app, self.id).await {
-                Ok(game) => game,
+            // The token is checked in the game's own statement: a stream
+            // whose player signed out everywhere since sends no more views.
+            let read = load_as(&self.state.app, &self.identity, self.id)
+                .await
+                .and_then(|read| {
+                    sign_in::unexpired(&self.state.app, self.expires_at).map(|()| read)
+                });
+            let game = match read {
+                Ok((_, game)) => game,
+                Err(Error::Token(refused)) => return Some((Ok(signed_out(&refused)), self.end())),
                 Err(error) => {
                     self.done = true;
                     tracing::warn!(%error, "stream ends: game could not be loaded");
@@ -53,7 +68,7 @@ impl Stream {
             }
             let keep_alive = self.state.sse_keep_alive;
             match tokio::time::timeout(keep_alive, self.waiter.wake()).await {
-                Ok(Wake::Changed | Wake::Recheck) => continue,
+                Ok(Wake::Changed | Wake::Recheck | Wake::SignedOut) => continue,
                 Ok(Wake::Shutdown) => {
                     self.done = true;
                     return Some((
@@ -61,10 +76,33 @@ impl Stream {
                         self,
                     ));
                 }
-                Err(_) => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self)),
+                Err(_) => {
+                    // An idle stream ends when its token expires, at its
+                    // next keep-alive (a clock read, no statement).
+                    if let Err(Error::Token(refused)) =
+                        sign_in::unexpired(&self.state.app, self.expires_at)
+                    {
+                        return Some((Ok(signed_out(&refused)), self.end()));
+                    }
+                    return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self));
+                }
             }
         }
     }
+
+    /// This stream, to end after the chunk it sends now.
+    fn end(mut self) -> Stream {
+        self.done = true;
+        self
+    }
+}
+
+/// The last event of a stream whose token no longer holds: `signed_out`,
+/// with the problem a request with that token now gets.
+fn signed_out(refused: &crate::auth::TokenError) -> Bytes {
+    let problem = ApiError::from(Error::Token(*refused)).problem();
+    let data = serde_json::to_string(&problem).unwrap_or_else(|_| "{}".into());
+    Bytes::from(format!("event: signed_out\ndata: {data}\n\n"))
 }
 
 /// A stream of the caller's view (`text/event-stream`): one `view` event each
@@ -73,12 +111,16 @@ impl Stream {
 /// when the game is past N, so a client that reconnects misses nothing (a
 /// client that missed versions gets the current view at once). A comment
 /// line every 15 s keeps proxies from closing an idle stream; a `shutdown`
-/// event ends it when the server stops.
+/// event ends it when the server stops. The token is checked again before
+/// every event: once its player signed out everywhere (which wakes the
+/// stream at once) or it expired (noticed at the latest at the next
+/// keep-alive), a `signed_out` event with the 401's problem ends the
+/// stream.
 #[utoipa::path(tag = "games", security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The game"),
            ("Last-Event-ID" = Option<i64>, Header, description = "The last version seen: resume after it", minimum = 0)),
     responses(
-        (status = 200, description = "`text/event-stream`: `id: <version>`, `event: view`, `data: <the caller's view, as GET /v1/games/{id}>`",
+        (status = 200, description = "`text/event-stream`: `id: <version>`, `event: view`, `data: <the caller's view, as GET /v1/games/{id}>`; `: keep-alive` comments; `event: shutdown` when the server stops; `event: signed_out`, `data: <the problem of a 401 invalid_token>` when the token expired or its player signed out everywhere, after which the stream ends",
             content_type = "text/event-stream", body = String),
         Unauthenticated,
         NoSuchGame,
@@ -89,10 +131,11 @@ impl Stream {
 pub async fn game_stream(
     state: web::Data<AppState>,
     req: HttpRequest,
-    caller: AuthPlayer,
+    token: SignedToken,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let id = *id;
+    let caller = sign_in::authenticate(&state.app, token.identity()).await?;
     let last = match req.headers().get("Last-Event-ID") {
         None => 0,
         Some(value) => value
@@ -102,14 +145,16 @@ pub async fn game_stream(
             .filter(|v| *v >= 0)
             .ok_or_else(|| ApiError::validation("Last-Event-ID: a game version (0 or more)"))?,
     };
-    let counted = state.streams.open(caller.id)?;
-    let waiter = state.app.notifier.subscribe(id).await;
-    load(&state.app, id).await?;
+    let counted = state.streams.open(caller)?;
+    let waiter = state.app.notifier.subscribe_as(id, caller).await;
+    crate::app::read::load(&state.app, id).await?;
     let start = Stream {
         _counted: counted,
         state: state.clone(),
         id,
-        caller: caller.id,
+        caller,
+        identity: token.identity().clone(),
+        expires_at: token.expires_at(),
         last,
         waiter,
         done: false,

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlx::AnyConnection;
 use sqlx::postgres::PgListener;
 use uuid::Uuid;
 
@@ -67,7 +68,9 @@ async fn listen(store: &Store, notifier: &Notifier) {
             };
             match received {
                 Ok(Some(notification)) => {
-                    if let Some(change) = parse(notification.payload()) {
+                    if let Some(player) = parse_sign_out(notification.payload()) {
+                        notifier.signed_out(player);
+                    } else if let Some(change) = parse(notification.payload()) {
                         notifier.publish(change.game, change.version);
                         notifier.work_due(change.due_at);
                     }
@@ -131,6 +134,27 @@ fn parse(payload: &str) -> Option<Announced> {
     })
 }
 
+/// What announces that a player signed out everywhere, before its id.
+const SIGNED_OUT: &str = "signed_out:";
+
+/// Reads `signed_out:<player>`. (An earlier release's [`parse`] reads no
+/// game in it, and ignores it.)
+fn parse_sign_out(payload: &str) -> Option<Uuid> {
+    Uuid::parse_str(payload.strip_prefix(SIGNED_OUT)?).ok()
+}
+
+/// Tells every instance that `player` signed out everywhere, so that each
+/// ends that player's streams and long polls at once (Postgres; on SQLite
+/// every stream is this instance's).
+pub async fn announce_sign_out(conn: &mut AnyConnection, player: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(CHANNEL)
+        .bind(format!("{SIGNED_OUT}{player}"))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// The payload announcing that `game` reached `version`, with automatic
 /// work due at `due_at`.
 pub(super) fn payload(game: Uuid, version: i64, due_at: Option<i64>) -> String {
@@ -181,6 +205,15 @@ mod tests {
         let game = Uuid::new_v4();
         let read = parse(&format!("{game}:3")).expect("read");
         assert_eq!((read.version, read.due_at), (3, Some(i64::MIN)));
+    }
+
+    #[test]
+    fn a_sign_out_reads_back_and_is_no_change_of_a_game() {
+        let player = Uuid::new_v4();
+        let announced = format!("{SIGNED_OUT}{player}");
+        assert_eq!(parse_sign_out(&announced), Some(player));
+        assert_eq!(parse(&announced), None);
+        assert_eq!(parse_sign_out(&payload(player, 1, None)), None);
     }
 
     #[test]

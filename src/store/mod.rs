@@ -123,8 +123,16 @@ impl Store {
                 .chain(self.writer.clone())
                 .collect(),
         };
+        // sqlx counts idle connections in an atomic: a connection given back
+        // can be taken, and counted out, before it is counted in, so the
+        // count is briefly below zero (a huge usize). Taken at most the
+        // pool's size.
         pools.iter().fold((0, 0), |(size, idle), pool| {
-            (size + pool.size(), idle + pool.num_idle())
+            let pool_idle = pool.num_idle().min(pool.size() as usize);
+            (
+                size.saturating_add(pool.size()),
+                idle.saturating_add(pool_idle),
+            )
         })
     }
 

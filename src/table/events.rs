@@ -112,11 +112,21 @@ pub fn public_result(
         .public_result(seat, context, payload)
 }
 
-/// The stored `payload` as the game now lets anyone see it: a deal's hands
-/// (and, in Klaverjassen, its revokes) once that deal or round is over.
-/// Nothing here depends on the viewer's seat, because nothing added is
-/// secret any more.
-pub fn redact(game: &Game, mut payload: Value) -> Value {
+/// The stored `payload` as the game now lets the reader in seat `reader`
+/// (`None`: a spectator) see it: a deal's hands (and, in Klaverjassen, its
+/// revokes) once that deal or round is over, to anyone, since nothing added
+/// is secret any more; a `rematch` event's next table to the players who
+/// sat at the table only.
+pub fn redact(game: &Game, reader: Option<Seat>, mut payload: Value) -> Value {
+    if payload.get("type") == Some(&json!("rematch")) && reader.is_none() {
+        // The next table is named to the players who sat at this one only:
+        // its held seats free up after a while, and a private table's
+        // invite code is theirs to give.
+        if let Some(object) = payload.as_object_mut() {
+            object.remove("game");
+        }
+        return payload;
+    }
     if payload.get("type") != Some(&json!("deal")) {
         return payload;
     }

@@ -84,7 +84,8 @@ pub struct GameView {
     pub fairness: FairnessView,
     /// A private table's invite code, for a seated player only.
     pub invite_code: Option<String>,
-    /// The table a rematch created after this finished one.
+    /// The table a rematch created after this finished one, for a player
+    /// who sat at this table only.
     pub rematch: Option<Uuid>,
     /// Seats a rematch holds for the previous match's players.
     pub reserved_seats: Vec<ReservedSeatView>,
@@ -182,7 +183,7 @@ impl Game {
             potverteren,
             fairness: self.fairness.view(self.deal_number()),
             invite_code: you.and(self.friends.invite_code.clone()),
-            rematch: self.friends.rematch,
+            rematch: you.and(self.friends.rematch),
             reserved_seats: self
                 .friends
                 .reservations

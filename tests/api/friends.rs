@@ -182,53 +182,108 @@ async fn wrong_and_expired_invite_codes_are_a_plain_404(db: Db) {
     }
 }
 
-async fn wrong_invite_guesses_are_slowed_per_client(db: Db) {
+/// An app whose only limit is `RATE_LIMIT_INVITE_GUESSES` at `requests` an
+/// hour (nothing refills during a test), believing `X-Forwarded-For` from
+/// the tests' own address.
+async fn app_counting_invites(db: Db, requests: u32) -> TestApp {
     let (database, dir) = crate::support::fresh_database(db).await;
     let mut settings = crate::support::settings(database);
+    settings.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
     settings.rate_limits = RateLimits {
         invite_guesses: Some(Limit {
-            requests: NonZeroU32::new(3).unwrap(),
-            per: Duration::from_secs(60),
+            requests: NonZeroU32::new(requests).unwrap(),
+            per: Duration::from_secs(3600),
         }),
         ..RateLimits::off()
     };
-    let app = TestApp::start(settings, dir).await;
+    TestApp::start(settings, dir).await
+}
+
+/// A wrong code made of unambiguous letters, the `i`th of many.
+fn wrong_code(i: usize) -> String {
+    let letters = UNAMBIGUOUS.as_bytes();
+    (0..10)
+        .map(|k| letters[(i / letters.len().pow(k)) % letters.len()] as char)
+        .collect()
+}
+
+/// Looks invite code `code` up as the client at `address`.
+async fn look_up(app: &TestApp, player: &Player, code: &str, address: &str) -> Answer {
+    app.send_with(
+        Method::GET,
+        &format!("/v1/invites/{code}"),
+        Some(&player.token),
+        None,
+        &[("X-Forwarded-For", address)],
+    )
+    .await
+}
+
+async fn wrong_invite_guesses_are_slowed_per_client(db: Db) {
+    let app = app_counting_invites(db, 3).await;
     let anne = app.player("Anne").await;
     let bram = app.player("Bram").await;
     let (_, code) = private_table(&app, &anne).await;
-    let guess = |i: usize| {
-        format!(
-            "/v1/invites/{}",
-            "23456789AB".replace('2', &UNAMBIGUOUS[i..=i])
-        )
-    };
-    for i in 0..4 {
-        let answer: Answer = app
-            .send(Method::GET, &guess(i + 10), Some(&bram.token), None)
-            .await;
+    for i in 0..3 {
+        let answer = look_up(&app, &bram, &wrong_code(i), "192.0.2.7").await;
         assert_eq!(answer.status, StatusCode::NOT_FOUND, "guess {i}");
     }
-    // The fourth wrong guess used up the allowance: this client's invite
-    // requests wait now, even with the right code and another token.
-    let refused = app
-        .send(
-            Method::GET,
-            &format!("/v1/invites/{code}"),
-            Some(&anne.token),
-            None,
-        )
-        .await;
+    // The allowance is used up: this client's invite requests wait now,
+    // even with the right code and another token.
+    let refused = look_up(&app, &anne, &code, "192.0.2.7").await;
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(refused.code(), "rate_limited");
     assert_eq!(
         refused.headers["ratelimit-policy"],
-        "\"invite_guesses\";q=3;w=60"
+        "\"invite_guesses\";q=3;w=3600"
     );
-    // Everything else still answers.
+    // Everything else still answers, and another client is not held back.
     let lobby = app
         .send(Method::GET, "/v1/games", Some(&bram.token), None)
         .await;
     assert_eq!(lobby.status, StatusCode::OK);
+    let other = look_up(&app, &anne, &code, "192.0.2.8").await;
+    assert_eq!(other.status, StatusCode::OK, "{}", other.body);
+}
+
+/// Guesses sent all at once each take their allowance before their code is
+/// looked up: however many are sent, no more get an answer than allowed.
+async fn parallel_wrong_invite_codes_never_get_more_answers_than_allowed(db: Db) {
+    let app = app_counting_invites(db, 10).await;
+    let bram = app.player("Bram").await;
+    let codes: Vec<String> = (0..60).map(wrong_code).collect();
+    let guesses = futures_util::future::join_all(
+        codes
+            .iter()
+            .map(|code| look_up(&app, &bram, code, "198.51.100.9")),
+    )
+    .await;
+    let answered = guesses
+        .iter()
+        .filter(|a| a.status == StatusCode::NOT_FOUND)
+        .count();
+    let refused = guesses
+        .iter()
+        .filter(|a| a.status == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert_eq!((answered, refused), (10, 50));
+}
+
+/// Two IPv6 addresses of one /64 are one client for the limit; another /64
+/// is another client.
+async fn ipv6_clients_of_one_64_share_the_invite_allowance(db: Db) {
+    let app = app_counting_invites(db, 2).await;
+    let bram = app.player("Bram").await;
+    let first = look_up(&app, &bram, &wrong_code(0), "2001:db8:1:2::a").await;
+    let second = look_up(&app, &bram, &wrong_code(1), "2001:db8:1:2:ffff::b").await;
+    assert_eq!(
+        (first.status, second.status),
+        (StatusCode::NOT_FOUND, StatusCode::NOT_FOUND)
+    );
+    let third = look_up(&app, &bram, &wrong_code(2), "2001:db8:1:2::c").await;
+    assert_eq!(third.status, StatusCode::TOO_MANY_REQUESTS);
+    let neighbour = look_up(&app, &bram, &wrong_code(3), "2001:db8:1:3::a").await;
+    assert_eq!(neighbour.status, StatusCode::NOT_FOUND);
 }
 
 async fn quick_match(app: &TestApp, player: &Player, body: Value) -> Answer {
@@ -874,11 +929,96 @@ async fn renaming_trims_the_name_and_refuses_blank_long_or_control_names(db: Db)
     assert_eq!(me["name"], "x".repeat(40));
 }
 
+/// A private table's next table is named only to the players who sat at it:
+/// a spectator's view, long poll and event log never show its id, and the
+/// new table's invite code is shown to its seated players only.
+async fn a_spectator_of_a_private_table_never_sees_its_rematch(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players, finished) = finished_match(&app).await;
+    let spectator = app.player("Spectator").await;
+    let version = finished["version"].as_i64().unwrap();
+    let poll = format!("/v1/games/{id}?wait_for_version={version}&timeout_s=20");
+    let watching = app.send(Method::GET, &poll, Some(&spectator.token), None);
+    let (heard, made) = futures_util::join!(watching, rematch(&app, &id, &players[1]));
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    let next = made.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(heard.body["version"], version + 1);
+    assert_eq!(heard.body["rematch"], Value::Null);
+    let seen = app.view(&id, &spectator).await;
+    assert_eq!(seen["you"], Value::Null);
+    assert_eq!(seen["rematch"], Value::Null);
+    let log = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/events"),
+            Some(&spectator.token),
+            None,
+        )
+        .await;
+    assert_eq!(log.status, StatusCode::OK);
+    let last = log.body["events"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&last["kind"], &last["data"]["type"]),
+        (&json!("rematch"), &json!("rematch"))
+    );
+    for answer in [&heard.body, &seen, &log.body] {
+        assert!(!answer.to_string().contains(&next), "{answer}");
+    }
+    // Every player who sat there sees it, in the view and in the log.
+    for player in &players {
+        assert_eq!(app.view(&id, player).await["rematch"], next.as_str());
+        let log = app
+            .send(
+                Method::GET,
+                &format!("/v1/games/{id}/events"),
+                Some(&player.token),
+                None,
+            )
+            .await;
+        let last = log.body["events"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(last["data"]["game"], next.as_str());
+    }
+    // The new table has a code of its own, for its seated players only.
+    let host_view = app.view(&next, &players[1]).await;
+    let code = host_view["invite_code"]
+        .as_str()
+        .expect("the host sees the new code");
+    assert_ne!(Some(code), finished["invite_code"].as_str());
+    let held = app.view(&next, &players[2]).await;
+    assert_eq!(held["invite_code"], Value::Null, "not seated yet");
+    let seated = app
+        .send(
+            Method::POST,
+            &format!("/v1/games/{next}/seats"),
+            Some(&players[2].token),
+            None,
+        )
+        .await;
+    assert_eq!(seated.status, StatusCode::OK, "{}", seated.body);
+    assert_eq!(seated.body["invite_code"], code);
+    assert_eq!(
+        app.view(&next, &spectator).await["invite_code"],
+        Value::Null
+    );
+}
+
 on_both_databases!(
     private_tables_are_absent_from_the_lobby_and_from_other_players_listings,
     an_invite_code_seats_three_friends_and_starts_the_game,
     wrong_and_expired_invite_codes_are_a_plain_404,
     wrong_invite_guesses_are_slowed_per_client,
+    parallel_wrong_invite_codes_never_get_more_answers_than_allowed,
+    ipv6_clients_of_one_64_share_the_invite_allowance,
     sixteen_parallel_quick_matches_on_two_instances_fill_exactly_four_tables,
     quick_match_takes_the_oldest_matching_public_table_and_never_a_private_one,
     a_rematch_is_created_once_when_four_players_ask_at_once,
@@ -886,6 +1026,7 @@ on_both_databases!(
     quick_match_finds_a_matching_table_behind_many_that_do_not_match,
     a_player_waiting_at_twenty_tables_makes_no_more,
     rematch_seats_are_reserved_for_their_players_then_free_after_five_minutes,
+    a_spectator_of_a_private_table_never_sees_its_rematch,
     statistics_and_ratings_follow_the_score_sheets,
     computer_players_have_ratings_and_potverteren_counts_net_chips,
     renaming_trims_the_name_and_refuses_blank_long_or_control_names,

@@ -425,7 +425,50 @@ async fn a_body_that_never_completes_is_408_and_the_connection_closed(db: Db) {
     );
 }
 
+/// `/metrics` answers on its own address (`METRICS_ADDR`), never on the
+/// API's port, with or without a path prefix: only a scraper that can
+/// reach that address reads it.
+async fn metrics_are_served_on_their_own_address_not_on_the_api_port(db: Db) {
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.path_prefix = "/cards".into();
+    let app = TestApp::start(settings, dir).await;
+    for path in ["/metrics", "/cards/metrics"] {
+        let answer = app
+            .client
+            .get(format!("{}{path}", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+    assert_ne!(app.metrics_base, app.base);
+    let scraped = app
+        .client
+        .get(format!("{}/metrics", app.metrics_base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(scraped.status(), StatusCode::OK);
+    assert!(
+        scraped.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/openmetrics-text")
+    );
+    let text = scraped.text().await.unwrap();
+    assert!(text.contains("kaarttafel_http_requests_total{"), "{text}");
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    // The document describes the API's port only.
+    let spec = app
+        .send(reqwest::Method::GET, "/cards/openapi.json", None, None)
+        .await;
+    assert!(spec.body["paths"].get("/cards/metrics").is_none());
+    assert!(spec.body["paths"].get("/metrics").is_none());
+}
+
 on_both_databases!(
+    metrics_are_served_on_their_own_address_not_on_the_api_port,
     a_body_that_never_completes_is_408_and_the_connection_closed,
     a_seat_out_of_range_is_422_and_seats_nobody,
     a_known_path_with_another_method_is_405_with_allow,

@@ -3,8 +3,11 @@
 //! The limits here are tiny so a test waits a second at most.
 
 use std::num::NonZeroU32;
+use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt;
+use kaarttafel::clock::ManualClock;
 use kaarttafel::config::{Limit, RateLimits};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -249,6 +252,58 @@ async fn hints_and_analyses_are_limited_per_player_on_top_of_reads(db: Db) {
     assert_ne!(theirs.status, StatusCode::TOO_MANY_REQUESTS);
 }
 
+/// The default sign-up limit lets a steady stream of guests from one
+/// address through (a club's Wi-Fi: 30 in ten minutes), and still refuses
+/// a burst (2,000 at once meet 429s). Time is the hand-moved clock: the
+/// ten minutes take none.
+async fn thirty_sign_ups_spread_over_ten_minutes_pass_while_a_burst_of_two_thousand_meets_429s(
+    db: Db,
+) {
+    let clock = Arc::new(ManualClock::new());
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.rate_limits = RateLimits {
+        signups: RateLimits::defaults().signups,
+        ..RateLimits::off()
+    };
+    let app = TestApp::start_with_clock(settings, dir, Arc::clone(&clock)).await;
+    let sign_up = |name: String| {
+        app.send(
+            Method::POST,
+            "/v1/players",
+            None,
+            Some(json!({"name": name})),
+        )
+    };
+    for i in 0..30 {
+        let answer = sign_up(format!("guest {i}")).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::CREATED,
+            "guest {i}: {}",
+            answer.body
+        );
+        clock.advance(20.0);
+    }
+    let burst: Vec<StatusCode> = futures_util::stream::iter(0..2000)
+        .map(|i| sign_up(format!("bot {i}")))
+        .buffer_unordered(64)
+        .map(|answer| answer.status)
+        .collect()
+        .await;
+    let created = burst.iter().filter(|s| **s == StatusCode::CREATED).count();
+    let refused = burst
+        .iter()
+        .filter(|s| **s == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert_eq!(created + refused, 2000);
+    assert!(created <= 60, "{created} of the burst got through");
+    // The burst took the allowance; the steady stream goes on.
+    clock.advance(20.0);
+    let next = sign_up("late guest".into()).await;
+    assert_eq!(next.status, StatusCode::CREATED, "{}", next.body);
+}
+
 on_both_databases!(
     signing_up_is_limited_per_address_and_allowed_again_after_the_window,
     hints_and_analyses_are_limited_per_player_on_top_of_reads,
@@ -256,4 +311,5 @@ on_both_databases!(
     failed_tokens_are_limited_per_address,
     guessing_game_ids_is_limited_per_address,
     reads_are_limited_per_player_and_a_long_poll_counts_once,
+    thirty_sign_ups_spread_over_ten_minutes_pass_while_a_burst_of_two_thousand_meets_429s,
 );

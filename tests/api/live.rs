@@ -304,8 +304,126 @@ async fn a_player_holds_at_most_sixteen_live_streams_on_an_instance(db: Db) {
     assert!(reopened.is_some(), "a closed stream's place is free again");
 }
 
+/// Reads `stream` up to its `signed_out` event, which must come before any
+/// view and within two keep-alive comments (the tests' keep-alive is 1 s),
+/// checks that it carries the 401's problem and that the stream ends after
+/// it.
+async fn assert_signed_out(stream: &mut Events) {
+    let mut comments = 0;
+    let event = loop {
+        let event = stream.next().await.expect("a signed_out event");
+        if !event.comment {
+            break event;
+        }
+        comments += 1;
+        assert!(
+            comments <= 2,
+            "no signed_out event after {comments} keep-alives"
+        );
+    };
+    assert_eq!(event.name.as_deref(), Some("signed_out"), "{event:?}");
+    let problem: Value = serde_json::from_str(&event.data).expect("JSON problem");
+    assert_eq!(
+        (problem["status"].as_u64(), problem["code"].as_str()),
+        (Some(401), Some("invalid_token"))
+    );
+    assert!(stream.next().await.is_none(), "the stream ends after it");
+}
+
+/// A stolen token that holds a stream or a long poll stops receiving the
+/// player's view the moment its player signs out everywhere: the sign-out
+/// wakes them, each checks its token, the stream ends with `signed_out`
+/// and the long poll answers 401. On Postgres the same holds for a stream
+/// held on another instance.
+async fn a_stream_and_a_long_poll_of_a_signed_out_player_end_at_once(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+        .await;
+    let victim = &players[1];
+    let version = app.view(&id, victim).await["version"].as_i64().unwrap();
+    let mut streams = vec![Events::open(&app, &id, victim, None).await];
+    let other = match db {
+        Db::Postgres => Some(app.second_instance().await),
+        Db::Sqlite => None,
+    };
+    if let Some(other) = &other {
+        streams.push(Events::open(other, &id, victim, None).await);
+    }
+    for stream in &mut streams {
+        assert_eq!(stream.next_view().await.0, version);
+    }
+    let poll = format!("/v1/games/{id}?wait_for_version={version}&timeout_s=30");
+    let polling = app.send(Method::GET, &poll, Some(&victim.token), None);
+    let signing_out = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.send(
+            Method::POST,
+            "/v1/players/me/sign_out",
+            Some(&victim.token),
+            None,
+        )
+        .await
+    };
+    let (polled, signed_out) = tokio::join!(polling, signing_out);
+    assert_eq!(signed_out.status, StatusCode::OK, "{}", signed_out.body);
+    assert_eq!(polled.status, StatusCode::UNAUTHORIZED, "{}", polled.body);
+    assert_eq!(polled.code(), "invalid_token");
+    for stream in &mut streams {
+        assert_signed_out(stream).await;
+    }
+    // The token issued by the sign-out streams on.
+    let renewed = Player {
+        id: victim.id.clone(),
+        token: signed_out.body["token"].as_str().unwrap().to_owned(),
+    };
+    let mut stream = Events::open(&app, &id, &renewed, None).await;
+    assert_eq!(stream.next_view().await.0, version);
+}
+
+/// A stream and a long poll end when their token expires: the stream at
+/// its next keep-alive with `signed_out`, the long poll with 401 before it
+/// answers. Time is the hand-moved clock (a token lives an hour in tests).
+async fn a_stream_and_a_long_poll_end_when_their_token_expires(db: Db) {
+    let clock = std::sync::Arc::new(kaarttafel::clock::ManualClock::new());
+    let app = TestApp::spawn_with_clock(db, std::sync::Arc::clone(&clock)).await;
+    let (id, players) = app
+        .full_table("klaverjassen", json!({"auto_deal": true}), 4)
+        .await;
+    let view = app.view(&id, &players[0]).await;
+    let version = view["version"].as_i64().unwrap();
+    let mut stream = Events::open(&app, &id, &players[1], None).await;
+    assert_eq!(stream.next_view().await.0, version);
+    let poll = format!("/v1/games/{id}?wait_for_version={version}&timeout_s=30");
+    let polling = app.send(Method::GET, &poll, Some(&players[2].token), None);
+    let expiring = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        clock.advance(app.settings.token_ttl.as_secs_f64() + 10.0);
+        assert_signed_out(&mut stream).await;
+        // A change wakes the long poll, which checks its token first.
+        let chooser = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
+        app.play(
+            &id,
+            &players[chooser],
+            json!({"type": "choose_trump", "suit": "C"}),
+        )
+        .await
+    };
+    let (polled, moved) = tokio::join!(polling, expiring);
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    assert_eq!(polled.status, StatusCode::UNAUTHORIZED, "{}", polled.body);
+    assert_eq!(polled.code(), "invalid_token");
+    assert!(
+        polled.body["detail"].as_str().unwrap().contains("expired"),
+        "{}",
+        polled.body
+    );
+}
+
 on_both_databases!(
     four_stream_clients_follow_a_whole_deal,
+    a_stream_and_a_long_poll_of_a_signed_out_player_end_at_once,
+    a_stream_and_a_long_poll_end_when_their_token_expires,
     a_resumed_stream_gets_the_current_view_at_once,
     a_player_holds_at_most_sixteen_live_streams_on_an_instance,
     streams_end_cleanly_on_shutdown,

@@ -155,7 +155,10 @@ async fn a_guest_with_no_game_is_removed_once_every_token_it_held_expired(db: Db
     // The test settings' tokens live an hour: an idle guest is kept an hour
     // plus a day after its last use.
     let clock = Arc::new(ManualClock::new());
-    let app = TestApp::spawn_with_clock(db, Arc::clone(&clock)).await;
+    let (database, dir) = crate::support::fresh_database(db).await;
+    let settings = crate::support::settings(database);
+    assert_eq!(settings.token_ttl, std::time::Duration::from_secs(3600));
+    let app = TestApp::start_with_clock(settings, dir, Arc::clone(&clock)).await;
     runs_reach(&app, 1.0).await;
     let idle = app.player("Idle").await;
     let active = app.player("Active").await;

@@ -257,6 +257,7 @@ pub fn settings(database: Database) -> Settings {
     Settings {
         host: IpAddr::from([127, 0, 0, 1]),
         port: 0,
+        metrics_addr: Some(std::net::SocketAddr::from(([127, 0, 0, 1], 0))),
         database,
         jwt_secret: None,
         token_ttl: Duration::from_secs(3600),
@@ -272,12 +273,19 @@ pub fn settings(database: Database) -> Settings {
         // The suites make many requests from one address; the limits have
         // tests of their own (tests/api/limits.rs).
         rate_limits: kaarttafel::config::RateLimits::off(),
+        // Computer players move as soon as they have decided, so that the
+        // suites play whole matches quickly and a hand-moved clock need not
+        // be moved for them; their time for a move has tests of its own
+        // (tests/api/bots.rs).
+        bot_move: Duration::ZERO,
     }
 }
 
 /// A running app and a client for it.
 pub struct TestApp {
     pub base: String,
+    /// Where `/metrics` is served (its own port).
+    pub metrics_base: String,
     pub client: reqwest::Client,
     pub settings: Settings,
     stopper: kaarttafel::startup::Stopper,
@@ -317,10 +325,12 @@ impl TestApp {
     pub async fn start(settings: Settings, scratch: Option<Scratch>) -> TestApp {
         let app = Application::build(&settings).await.expect("app starts");
         let base = format!("http://127.0.0.1:{}", app.port());
+        let metrics_base = format!("http://127.0.0.1:{}", app.metrics_port().unwrap_or(0));
         let stopper = app.stopper();
         tokio::spawn(app.run());
         TestApp {
             base,
+            metrics_base,
             client: client(),
             settings,
             stopper,
@@ -329,25 +339,40 @@ impl TestApp {
     }
 
     /// Starts the app on a fresh database of `db` with time from `clock`,
-    /// which the test moves by hand.
+    /// which the test moves by hand, and tokens valid for 30 days.
     pub async fn spawn_with_clock(
         db: Db,
         clock: std::sync::Arc<kaarttafel::clock::ManualClock>,
     ) -> TestApp {
         let (database, dir) = fresh_database(db).await;
-        let settings = settings(database);
+        let mut settings = settings(database);
+        // These tests move the clock by days; their players' tokens live
+        // as long as the service's default, so that they stay valid.
+        settings.token_ttl = Duration::from_secs(30 * 24 * 3600);
+        TestApp::start_with_clock(settings, dir, clock).await
+    }
+
+    /// Starts the app with `settings` and time from `clock`, which the test
+    /// moves by hand.
+    pub async fn start_with_clock(
+        settings: Settings,
+        scratch: Option<Scratch>,
+        clock: std::sync::Arc<kaarttafel::clock::ManualClock>,
+    ) -> TestApp {
         let app = Application::build_with_clock(&settings, clock)
             .await
             .expect("app starts");
         let base = format!("http://127.0.0.1:{}", app.port());
+        let metrics_base = format!("http://127.0.0.1:{}", app.metrics_port().unwrap_or(0));
         let stopper = app.stopper();
         tokio::spawn(app.run());
         TestApp {
             base,
+            metrics_base,
             client: client(),
             settings,
             stopper,
-            _scratch: dir,
+            _scratch: scratch,
         }
     }
 
@@ -382,10 +407,10 @@ impl TestApp {
         TestApp::start(self.settings.clone(), self._scratch).await
     }
 
-    /// The instance's `/metrics`, as text.
+    /// The instance's `/metrics` (on its own address), as text.
     pub async fn metrics(&self) -> String {
         self.client
-            .get(format!("{}/metrics", self.base))
+            .get(format!("{}/metrics", self.metrics_base))
             .send()
             .await
             .expect("metrics")

@@ -58,7 +58,7 @@ run_one() {
     log="$work/service-$label.log"
     base="http://127.0.0.1:$port$prefix"
     echo "== $label: $base (DATABASE_URL=sqlite:$db)"
-    env -u JWT_SECRET HOST=127.0.0.1 PORT="$port" DATABASE_URL="sqlite:$db" PATH_PREFIX="$prefix" RATE_LIMITS=off \
+    env -u JWT_SECRET HOST=127.0.0.1 PORT="$port" DATABASE_URL="sqlite:$db" PATH_PREFIX="$prefix" METRICS_ADDR=off RATE_LIMITS=off \
         "$binary" >"$log" 2>&1 &
     service_pid=$!
     for _ in $(seq 100); do

@@ -43,7 +43,7 @@ fi
 # 3. The service: the release binary (a no-op build when current), on a free port.
 cargo build --release --locked
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-DATABASE_URL="sqlite:$work/kaarttafel.db" HOST=127.0.0.1 PORT="$port" RATE_LIMITS=off \
+DATABASE_URL="sqlite:$work/kaarttafel.db" HOST=127.0.0.1 PORT="$port" METRICS_ADDR=off RATE_LIMITS=off \
     JWT_SECRET=client-test-secret-0123456789abcdef0123 RUST_LOG=warn \
     "$binary" >"$work/server.log" 2>&1 &
 server_pid=$!

@@ -140,7 +140,7 @@ echo "formation up in $((SECONDS - started)) s: node1 127.0.0.1:$port_1 (primary
 database_url="postgres://$owner@127.0.0.1:$port_1,127.0.0.1:$port_2/kaarttafel?target_session_attrs=read-write&sslmode=disable"
 port_a=$(free_port); port_b=$(free_port); port_proxy=$(free_port)
 for port in "$port_a" "$port_b"; do
-    DATABASE_URL="$database_url" PORT="$port" PATH_PREFIX=/cards TRUSTED_PROXIES=127.0.0.1 RATE_LIMITS=off \
+    DATABASE_URL="$database_url" PORT="$port" METRICS_ADDR=off PATH_PREFIX=/cards TRUSTED_PROXIES=127.0.0.1 RATE_LIMITS=off \
         JWT_SECRET=ci-failover-secret-0123456789abcdef012 LOG_FORMAT=json WORKERS=2 \
         "$binary" >"$work/instance-$port.log" 2>&1 &
     pids+=("$!")

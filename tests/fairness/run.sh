@@ -17,7 +17,7 @@ trap cleanup EXIT
 # The same build as tests/proxy/run.sh (a no-op when that already ran).
 cargo build --release --locked
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-DATABASE_URL="sqlite:$work/fair.db" PORT="$port" RATE_LIMITS=off RUST_LOG=debug \
+DATABASE_URL="sqlite:$work/fair.db" PORT="$port" METRICS_ADDR=off RATE_LIMITS=off RUST_LOG=debug \
     target/release/kaarttafel >"$work/server.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do

@@ -173,7 +173,7 @@ def watch_ready():
 
 def start_instance(label):
     global instance
-    env = dict(os.environ, RATE_LIMITS="off", WORKERS="2", LOG_FORMAT="json",
+    env = dict(os.environ, RATE_LIMITS="off", METRICS_ADDR="off", WORKERS="2", LOG_FORMAT="json",
                JWT_SECRET="faults-secret-0123456789abcdef0123456789")
     log = open(os.path.join(WORK, f"instance-{label}.log"), "w")
     instance = subprocess.Popen([BINARY], env=env, stdout=log, stderr=subprocess.STDOUT)

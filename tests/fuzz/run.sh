@@ -49,7 +49,7 @@ trap cleanup EXIT
 
 psql "$TEST_DATABASE_URL" -qtAc "CREATE DATABASE $db" >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-DATABASE_URL="${TEST_DATABASE_URL%/*}/$db" HOST=127.0.0.1 PORT="$port" RATE_LIMITS=off \
+DATABASE_URL="${TEST_DATABASE_URL%/*}/$db" HOST=127.0.0.1 PORT="$port" METRICS_ADDR=off RATE_LIMITS=off \
     JWT_SECRET=fuzz-test-secret-0123456789abcdef0123 RUST_LOG=warn \
     "$binary" >"$work/server.log" 2>&1 &
 server_pid=$!

@@ -37,7 +37,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 port_a=$(free_port); port_b=$(free_port)
 
 for port in "$port_a" "$port_b"; do
-    DATABASE_URL="$db_url" PORT="$port" RATE_LIMITS=off \
+    DATABASE_URL="$db_url" PORT="$port" METRICS_ADDR=off RATE_LIMITS=off \
         JWT_SECRET=ci-instances-secret-0123456789abcdef01 SHUTDOWN_TIMEOUT=10 LOG_FORMAT=json WORKERS=2 \
         "$binary" >"$work/instance-$port.log" 2>&1 &
     pids+=("$!")

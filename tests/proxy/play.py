@@ -24,6 +24,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 PROXY = os.environ["PROXY_URL"]          # e.g. http://127.0.0.1:18090/cards
 DIRECT = os.environ["DIRECT_URLS"].split()  # the two instances, with the prefix
+METRICS = os.environ["METRICS_URLS"].split()  # their METRICS_ADDR, in the same order
 PIDS = [int(p) for p in os.environ["INSTANCE_PIDS"].split()]
 
 passed = 0
@@ -104,9 +105,9 @@ def step(gid, tokens, rng, base=PROXY, skip=("report_revoke", "take_back", "end_
     return answer
 
 
-def requests_served(base):
-    """Requests an instance has answered, from its own /metrics."""
-    status, _, text = call(base, "GET", "/metrics")
+def requests_served(metrics):
+    """Requests an instance has answered, from its own /metrics (at `metrics`)."""
+    status, _, text = call(metrics, "GET", "/metrics")
     families = list(text_string_to_metric_families(text.decode()))
     return sum(s.value for f in families if f.name == "kaarttafel_http_requests" for s in f.samples
                if s.name.endswith("_total")), families
@@ -114,7 +115,7 @@ def requests_served(base):
 
 def main():
     rng = random.Random(2026)
-    before = [requests_served(base)[0] for base in DIRECT]
+    before = [requests_served(metrics)[0] for metrics in METRICS]
 
     # Prefix: API, document and Swagger UI through nginx.
     status, _, doc = call(PROXY, "GET", "/openapi.json")
@@ -164,7 +165,7 @@ def main():
         with open(os.environ["INVITE_CODE_FILE"], "w") as out:
             out.write(code)
 
-    after = [requests_served(base)[0] for base in DIRECT]
+    after = [requests_served(metrics)[0] for metrics in METRICS]
     spread = [a - b for a, b in zip(after, before)]
     check("requests were spread over both instances", all(n > 50 for n in spread), spread)
 
@@ -244,8 +245,12 @@ def main():
           all(a is not None for a in continued) and continued[-1]["version"] == view["version"] + 5,
           [a and a["version"] for a in continued])
 
+    # /metrics is on METRICS_ADDR only: not on the API's port, not through nginx.
+    hidden = [call(DIRECT[1], "GET", "/metrics")[0], call(DIRECT[1].removesuffix("/cards"), "GET", "/metrics")[0],
+              call(PROXY, "GET", "/metrics")[0], call(PROXY.removesuffix("/cards"), "GET", "/metrics")[0]]
+    check("/metrics is not on the API's port nor through nginx", hidden == [404] * 4, hidden)
     # /metrics parses as Prometheus text and counts moves by game.
-    _, families = requests_served(survivor)
+    _, families = requests_served(METRICS[1])
     names = {f.name for f in families}
     check("/metrics parses", {"kaarttafel_http_requests", "kaarttafel_http_request_duration_seconds",
                               "kaarttafel_moves", "kaarttafel_db_pool_connections"} <= names, names)

@@ -28,12 +28,15 @@ db_url="${TEST_DATABASE_URL%/*}/$database"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port_a=$(free_port); port_b=$(free_port); port_proxy=$(free_port)
+# Each instance's /metrics on an address of its own (METRICS_ADDR).
+declare -A metrics_port=([$port_a]=$(free_port) [$port_b]=$(free_port))
 
 # Both instances start at once: migrations must be safe under that. Each runs
 # several workers (WORKERS=4, whatever the cores), so the SIGTERM check in
 # play.py covers workers stopping one by one while others still serve.
 for port in "$port_a" "$port_b"; do
-    DATABASE_URL="$db_url" PORT="$port" PATH_PREFIX=/cards TRUSTED_PROXIES=127.0.0.1 RATE_LIMITS=off \
+    DATABASE_URL="$db_url" PORT="$port" METRICS_ADDR="127.0.0.1:${metrics_port[$port]}" \
+        PATH_PREFIX=/cards TRUSTED_PROXIES=127.0.0.1 RATE_LIMITS=off \
         JWT_SECRET=ci-proxy-secret-0123456789abcdef0123 SHUTDOWN_TIMEOUT=10 LOG_FORMAT=json WORKERS=4 \
         "$binary" >"$work/instance-$port.log" 2>&1 &
     pids+=("$!")
@@ -55,6 +58,7 @@ nginx -c "$work/nginx.conf" -p "$work" -e "$work/nginx-error.log"
 
 PROXY_URL="http://127.0.0.1:$port_proxy/cards" \
 DIRECT_URLS="http://127.0.0.1:$port_a/cards http://127.0.0.1:$port_b/cards" \
+METRICS_URLS="http://127.0.0.1:${metrics_port[$port_a]} http://127.0.0.1:${metrics_port[$port_b]}" \
 INSTANCE_PIDS="${pids[0]} ${pids[1]}" \
 INVITE_CODE_FILE="$work/invite-code" \
     python3 tests/proxy/play.py || { tail -n 20 "$work"/instance-*.log "$work"/nginx-error.log; exit 1; }

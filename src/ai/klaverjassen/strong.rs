@@ -121,7 +121,7 @@ pub fn decide<R: Rng + ?Sized>(
     for mv in legal {
         if let Move::ReportRevoke { seat: named } = mv
             && let Some(trump) = view.trump
-            && proven_revoke(&tricks, *named, trump)
+            && proven_revoke(&tricks, *named, trump, view.house_rules)
         {
             return Some(only(*mv));
         }
@@ -174,11 +174,12 @@ fn choose_trump<R: Rng + ?Sized>(
                     hands,
                     trump: *suit,
                     playing_team: team,
-                    leader: seat,
+                    leader: view.dealer.next(4),
                     trick: Vec::new(),
                     card_points: ByTeam::default(),
                     roem: ByTeam::default(),
                     tricks_taken: ByTeam::default(),
+                    rules: view.house_rules,
                 };
                 let limits = budget.limits(started, solver.nodes() - first);
                 let Some(value) = solver.value_within(&position, limits) else {
