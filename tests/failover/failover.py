@@ -58,6 +58,7 @@ games = []             # the person's games
 client_errors = []
 samples = []           # (wall time, {port: "f" takes writes | "t" read-only | None})
 failures = []
+faults = []            # (name, wall time it began)
 
 
 def check(name, ok, detail=""):
@@ -251,6 +252,7 @@ def measure(name, fault):
     # from the fault's start when none came after it at first).
     times = [started] + [t for t in ack_times() if t > started]
     pause_from, pause_to = max(zip(times, times[1:]), key=lambda gap: gap[1] - gap[0], default=(started, started))
+    faults.append((name, started))
     figure = {
         "fault": name,
         "primary_before": before,
@@ -345,10 +347,16 @@ def main():
     person_acked = dict(acked)
     load_acked = loadgen_acked()
     lost = []
-    for (game, seq), (seat, *_rest) in list(person_acked.items()) + list(load_acked.items()):
+    def when(at):
+        """A time as seconds after the last fault that began before it."""
+        before = [(name, t) for name, t in faults if t <= at]
+        return f"{at - before[-1][1]:+.2f} s after {before[-1][0]}" if before else "before the faults"
+
+    for (game, seq), (seat, at, *_rest) in list(person_acked.items()) + list(load_acked.items()):
         event = events.get((game, seq))
         if event is None or event[0] != seat or event[1] != "" or event[2] in ("created", "joined", "left"):
-            lost.append((game, seq, seat, event))
+            last = max((s for g, s in events if g == game), default=0)
+            lost.append((game, seq, seat, event, f"acknowledged {when(at)}", f"the game's last seq {last}"))
     total = len(person_acked) + len(load_acked)
     check(f"every acknowledged move is in the database, at its seq, by its seat ({total} moves: "
           f"{len(person_acked)} of the person, {len(load_acked)} of the load generator)", not lost, lost[:5])
