@@ -22,6 +22,12 @@
 //! played are written back at the end, so several runs play the same games
 //! (`tools/bench_service.py` runs pgbench on them).
 //!
+//! With `--acked-log PATH` every acknowledged move (a 2xx answer to its
+//! `POST`) is written to PATH as it is answered, one line each: the Unix
+//! time in milliseconds, the game's id, the version the move made (the
+//! `seq` of its event), the seat and the move's type. A failover test
+//! compares it with the database afterwards (`tests/failover/`).
+//!
 //! It reports moves/s, GET/s and p50/p99/p999 latency per endpoint, and with
 //! `--json` one JSON line for scripts (`tools/bench_service.sh`). It is bounded
 //! in time (`--seconds`, at most 600) and count (`--max-moves`), and talks to
@@ -52,13 +58,14 @@ struct Options {
     json: bool,
     spread: usize,
     tables_file: Option<String>,
+    acked_log: Option<String>,
 }
 
 fn usage() -> ! {
     eprintln!(
         "usage: loadgen [--url http://127.0.0.1:8080] [--tables 16] [--seconds 20] \
          [--max-moves N] [--game klaverjassen|potverteren] [--deals 16] [--reads] [--json] \
-         [--spread K] [--tables-file PATH]"
+         [--spread K] [--tables-file PATH] [--acked-log PATH]"
     );
     std::process::exit(2)
 }
@@ -75,6 +82,7 @@ fn parse_options() -> Options {
         json: false,
         spread: 1,
         tables_file: None,
+        acked_log: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -90,6 +98,7 @@ fn parse_options() -> Options {
             "--json" => o.json = true,
             "--spread" => o.spread = value().parse().unwrap_or_else(|_| usage()),
             "--tables-file" => o.tables_file = Some(value()),
+            "--acked-log" => o.acked_log = Some(value()),
             _ => usage(),
         }
     }
@@ -320,6 +329,29 @@ struct Run {
     ready: tokio::sync::Barrier,
     stop: AtomicBool,
     moves: AtomicU64,
+    /// `--acked-log`: each acknowledged move, written as it is answered.
+    acked: Option<std::sync::Mutex<std::fs::File>>,
+}
+
+impl Run {
+    /// Writes an acknowledged move to the `--acked-log`, if any.
+    fn acknowledge(&self, game: &str, version: i64, seat: usize, kind: &Value) {
+        use std::io::Write as _;
+        let Some(log) = &self.acked else {
+            return;
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        let kind = kind.as_str().unwrap_or("?");
+        let line = format!("{now} {game} {version} {seat} {kind}\n");
+        let mut file = log.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(error) = file.write_all(line.as_bytes()) {
+            eprintln!("loadgen: --acked-log: {error}");
+            std::process::exit(2)
+        }
+    }
 }
 
 /// One driver: sets up its `--spread` tables (driver `index`'s lines of
@@ -388,6 +420,11 @@ async fn drive(
         let body = json!({ "move": pick, "expected_version": seen.version }).to_string();
         let request = Request::post(&table.moves_path, Some(token), &body);
         let after = d.call("POST /v1/games/{id}/moves", request, true).await;
+        if let (Some(_), Some(expected)) = (&after, seen.version) {
+            // The move made the version after the one it expected (its
+            // event's seq).
+            run.acknowledge(&table.id, expected + 1, seat, &pick["type"]);
+        }
         tables[at].awaited = after.as_ref().and_then(awaited);
         if run.moves.fetch_add(1, Ordering::Relaxed) + 1 >= o.max_moves {
             run.stop.store(true, Ordering::Relaxed);
@@ -446,10 +483,22 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 async fn main() {
     let o = Arc::new(parse_options());
     let listed = Arc::new(read_tables_file(o.tables_file.as_deref()));
+    let acked = o.acked_log.as_deref().map(|path| {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap_or_else(|error| {
+                eprintln!("loadgen: {path}: {error}");
+                std::process::exit(2)
+            });
+        std::sync::Mutex::new(file)
+    });
     let run = Arc::new(Run {
         ready: tokio::sync::Barrier::new(o.tables + 1),
         stop: AtomicBool::new(false),
         moves: AtomicU64::new(0),
+        acked,
     });
     let tasks: Vec<_> = (0..o.tables)
         .map(|i| {

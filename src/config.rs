@@ -3,6 +3,8 @@
 //! An invalid value is an error that names the variable; `main` prints it and
 //! exits. Secrets are wrapped in [`Secret`] so they never reach a log line.
 
+pub mod postgres;
+
 use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
@@ -32,7 +34,9 @@ impl fmt::Debug for Secret {
 /// Where the games are kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Database {
-    /// A Postgres server (`DATABASE_URL=postgres://…`).
+    /// A Postgres server, or several of which the one that takes writes is
+    /// used (`DATABASE_URL=postgres://…`, hosts listed as libpq lists them;
+    /// see [`postgres::PostgresUrl`]).
     Postgres(Secret),
     /// An embedded SQLite file, created on first start.
     Sqlite(String),
@@ -87,6 +91,12 @@ pub struct Settings {
     pub request_body_timeout: Duration,
     /// Rate limits of this instance (`RATE_LIMIT_*`, `RATE_LIMITS=off`).
     pub rate_limits: RateLimits,
+    /// The time a computer player has for a move (`BOT_MOVE_MS`, default
+    /// 400 ms): its move is made that long after it starts deciding,
+    /// however long it took (undecided by then, the `basic` player's), so
+    /// that its timing does not tell how much it had to choose from
+    /// (docs/bots.md, "Pacing"). 0: as soon as decided.
+    pub bot_move: Duration,
 }
 
 /// A rate limit: `requests` per `per`, refilled evenly (GCRA), the whole
@@ -178,6 +188,9 @@ pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub const DEFAULT_DB_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The default time a request body may take to arrive.
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default time a computer player has for a move: above the strong
+/// player's bound of a quarter of a second (docs/solver.md, "Budget").
+pub const DEFAULT_BOT_MOVE: Duration = Duration::from_millis(400);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -229,6 +242,8 @@ impl Settings {
         let database = match get("DATABASE_URL") {
             None => Database::Sqlite(DEFAULT_SQLITE_PATH.to_owned()),
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                postgres::PostgresUrl::parse(&url)
+                    .map_err(|reason| invalid("DATABASE_URL", reason))?;
                 Database::Postgres(Secret::new(url))
             }
             Some(url) if url.starts_with("sqlite:") => {
@@ -403,6 +418,18 @@ impl Settings {
             },
             None => DEFAULT_REQUEST_BODY_TIMEOUT,
         };
+        let bot_move = match get("BOT_MOVE_MS") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(ms) if ms <= 10_000 => Duration::from_millis(ms),
+                _ => {
+                    return Err(invalid(
+                        "BOT_MOVE_MS",
+                        format!("`{v}` is not a number of milliseconds between 0 and 10000"),
+                    ));
+                }
+            },
+            None => DEFAULT_BOT_MOVE,
+        };
         let rate_limits = if get("RATE_LIMITS").is_some_and(|v| v.trim() == "off") {
             RateLimits::off()
         } else {
@@ -443,6 +470,7 @@ impl Settings {
             db_acquire_timeout,
             request_body_timeout,
             rate_limits,
+            bot_move,
         })
     }
 }
@@ -480,6 +508,17 @@ mod tests {
         assert_eq!(s.jwt_secret, None);
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
         assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
+        assert_eq!(s.bot_move, Duration::from_millis(400));
+    }
+
+    #[test]
+    fn a_computer_players_time_for_a_move_is_read_in_milliseconds() {
+        let s = settings(&[("BOT_MOVE_MS", "250")]).unwrap();
+        assert_eq!(s.bot_move, Duration::from_millis(250));
+        assert_eq!(
+            settings(&[("BOT_MOVE_MS", "0")]).unwrap().bot_move,
+            Duration::ZERO
+        );
     }
 
     #[test]
@@ -521,6 +560,8 @@ mod tests {
             ("DB_ACQUIRE_TIMEOUT_MS", "50"),
             ("DB_ACQUIRE_TIMEOUT_MS", "2s"),
             ("REQUEST_BODY_TIMEOUT", "0"),
+            ("BOT_MOVE_MS", "10001"),
+            ("BOT_MOVE_MS", "0.3s"),
             ("RATE_LIMIT_SIGNUPS", "10"),
             ("RATE_LIMIT_READS", "0/60"),
             ("RATE_LIMIT_WRITES", "10/0"),
@@ -539,6 +580,21 @@ mod tests {
                 .variable,
             "AUTH_EXTERNAL_PUBLIC_KEY"
         );
+    }
+
+    #[test]
+    fn a_postgres_host_list_is_taken_and_a_bad_one_refused_at_start() {
+        let url = "postgres://u:secret@db1:5432,db2:5433/kt?target_session_attrs=read-write";
+        let s = settings(&[("DATABASE_URL", url)]).unwrap();
+        assert_eq!(s.database, Database::Postgres(Secret::new(url)));
+        let error = settings(&[("DATABASE_URL", "postgres://u:secret@db1,db2:x/kt")]).unwrap_err();
+        assert_eq!(error.variable, "DATABASE_URL");
+        let shown = error.to_string();
+        assert!(
+            shown.contains("`db2:x`: the port is not a number"),
+            "{shown}"
+        );
+        assert!(!shown.contains("secret"), "{shown}");
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub struct Metrics {
     latency: Family<RouteLabels, Histogram>,
     moves: Family<MoveLabels, Counter>,
     automatic: Family<KindLabels, Counter>,
+    bot_moves_over_budget: Counter,
     scheduler_lag: Gauge<f64, std::sync::atomic::AtomicU64>,
     pool_connections: Gauge,
     pool_idle: Gauge,
@@ -77,6 +78,12 @@ impl Default for Metrics {
             "automatic_moves",
             "Moves the scheduler made, by kind: bot (a computer player) or clock (a seat whose clock ran out, or away)",
             automatic.clone(),
+        );
+        let bot_moves_over_budget = Counter::default();
+        registry.register(
+            "bot_moves_over_budget",
+            "Computer players' moves not decided within their time for a move (BOT_MOVE_MS), made with the basic player's choice instead",
+            bot_moves_over_budget.clone(),
         );
         let scheduler_lag = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
         registry.register(
@@ -123,6 +130,7 @@ impl Default for Metrics {
             latency,
             moves,
             automatic,
+            bot_moves_over_budget,
             scheduler_lag,
             pool_connections,
             pool_idle,
@@ -152,6 +160,12 @@ impl Metrics {
     /// Counts a table closed as abandoned.
     pub fn count_abandoned(&self) {
         self.abandoned.inc();
+    }
+
+    /// Counts a computer player's move not decided within its time for a
+    /// move (made with the `basic` player's choice instead).
+    pub fn count_bot_move_over_budget(&self) {
+        self.bot_moves_over_budget.inc();
     }
 
     /// Counts a move the scheduler made (`bot` or `clock`).

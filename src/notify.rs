@@ -251,6 +251,13 @@ impl Notifier {
         self.work.notify_one();
     }
 
+    /// Returns once the server is stopping.
+    pub async fn shutting_down(&self) {
+        let mut stopping = self.shutdown.subscribe();
+        // The sender lives as long as `self`, so the wait cannot fail.
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    }
+
     /// Whether the server is stopping.
     pub fn is_shutting_down(&self) -> bool {
         *self.shutdown.borrow()

@@ -55,6 +55,8 @@ pub struct Application {
     metrics: Option<(Server, u16)>,
     store: Store,
     notifier: Arc<Notifier>,
+    /// The scheduler, which finishes its moves in hand before the pool closes.
+    scheduler: tokio::task::JoinHandle<()>,
 }
 
 /// Stops a running application gracefully: streams and long polls end, the
@@ -161,8 +163,8 @@ impl Application {
             settings.external_identity.as_ref(),
         )?;
         let notifier = Arc::new(Notifier::default());
-        if let Some(url) = store.postgres_url() {
-            tokio::spawn(listen::run(url.to_owned(), Arc::clone(&notifier)));
+        if store.backend() == crate::store::Backend::Postgres {
+            tokio::spawn(listen::run(store.clone(), Arc::clone(&notifier)));
         }
         let app = crate::app::context::App {
             store: store.clone(),
@@ -170,9 +172,10 @@ impl Application {
             metrics: Arc::new(Metrics::default()),
             notifier: Arc::clone(&notifier),
             clock,
+            bot_move: i64::try_from(settings.bot_move.as_micros()).unwrap_or(i64::MAX),
             path_prefix: settings.path_prefix.clone(),
         };
-        tokio::spawn(jobs::scheduler::run(app.clone()));
+        let scheduler = tokio::spawn(jobs::scheduler::run(app.clone()));
         tokio::spawn(jobs::cleanup::run(
             app.clone(),
             jobs::cleanup::Policy::new(settings.token_ttl),
@@ -270,6 +273,7 @@ impl Application {
             metrics,
             store,
             notifier,
+            scheduler,
         })
     }
 
@@ -305,6 +309,10 @@ impl Application {
             stopper.stop().await;
         });
         let result = self.server.await;
+        self.notifier.shut_down();
+        if let Err(error) = self.scheduler.await {
+            tracing::error!(%error, "the scheduler failed");
+        }
         self.store.close().await;
         result
     }

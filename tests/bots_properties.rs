@@ -5,7 +5,7 @@
 use kaarttafel::ai::{RandomPlayer, decide};
 use kaarttafel::app::play::computer_move;
 use kaarttafel::rules::Seat;
-use kaarttafel::rules::klaverjassen::{CardSet, Match};
+use kaarttafel::rules::klaverjassen::{CardSet, HouseRules, Match};
 use kaarttafel::table::{
     Game, GameKind, Level, Move, Options, Rules, SeatedPlayer, Status, TableOptions,
 };
@@ -67,19 +67,87 @@ fn play_out(game: &mut Game, steps: usize, rng: &mut StdRng) {
     }
 }
 
+/// The house rules of case `case` as table options: every combination in
+/// turn (RULES.md section 3).
+fn house_rules(case: u64) -> serde_json::Value {
+    let all = HouseRules::all();
+    let rules = all[case as usize % all.len()];
+    let options = kaarttafel::rules::klaverjassen::Options::default().with_house_rules(rules);
+    let json = serde_json::to_value(options).unwrap();
+    json!({
+        "trump_obligation": json["trump_obligation"],
+        "undertrump": json["undertrump"],
+        "trump_choice": json["trump_choice"],
+        "four_jacks": json["four_jacks"],
+    })
+}
+
 #[test]
 fn basic_players_never_make_an_illegal_klaverjassen_move() {
     for seed in 0..40 {
         let mut rng = StdRng::seed_from_u64(seed);
         let mode = if seed % 2 == 0 { "enforced" } else { "club" };
-        let mut game = table(
-            GameKind::Klaverjassen,
-            json!({"revoke_mode": mode, "deals": 4}),
-            &mut rng,
-        );
+        let mut options = house_rules(seed / 2);
+        options["revoke_mode"] = json!(mode);
+        options["deals"] = json!(4);
+        let mut game = table(GameKind::Klaverjassen, options, &mut rng);
         play_out(&mut game, 10_000, &mut rng);
         assert_eq!(game.status, Status::Finished, "seed {seed}");
     }
+}
+
+#[test]
+fn the_basic_player_passes_a_weak_hand_and_names_trump_when_it_must() {
+    use kaarttafel::ai::Player;
+    use kaarttafel::ai::klaverjassen::BasicPlayer;
+    use kaarttafel::rules::klaverjassen::{BySeat, Move as KlaverMove, TrumpChoice};
+    let cards = |codes: &str| -> CardSet {
+        codes
+            .split_whitespace()
+            .map(|c| c.parse().unwrap())
+            .collect()
+    };
+    let hands = BySeat([
+        cards("7C 8C 9C 7D 8D 7S 8S QS"),
+        cards("JH 9H AH 10H AC AD 9S 10S"),
+        cards("10C JC QC KC 10D JD QD KD"),
+        cards("7H 8H QH KH JS KS AS 9D"),
+    ]);
+    let options = kaarttafel::rules::klaverjassen::Options {
+        trump_choice: TrumpChoice::PassRound,
+        ..Default::default()
+    };
+    let mut game = Match::from_hands(options.clone(), hands);
+    let rng = &mut StdRng::seed_from_u64(1);
+    let choose = |game: &Match, seat: Seat, rng: &mut StdRng| {
+        BasicPlayer.choose(
+            seat,
+            &game.view_for(Some(seat)),
+            &game.legal_moves(seat),
+            rng,
+        )
+    };
+    // Seat 0's best suit, clubs (7, 8, 9), is weak: it passes.
+    assert_eq!(choose(&game, Seat(0), rng), Some(KlaverMove::Pass));
+    game.play(Seat(0), KlaverMove::Pass, rng).unwrap();
+    // Seat 1 holds the jack, nine, ace and ten of hearts.
+    assert_eq!(
+        choose(&game, Seat(1), rng),
+        Some(KlaverMove::ChooseTrump {
+            suit: kaarttafel::rules::cards::Suit::Hearts
+        })
+    );
+    // After four passes seat 0 may not pass: it names its best suit.
+    let mut all_passed = Match::from_hands(options, hands);
+    for seat in 0..4 {
+        all_passed.play(Seat(seat), KlaverMove::Pass, rng).unwrap();
+    }
+    assert_eq!(
+        choose(&all_passed, Seat(0), rng),
+        Some(KlaverMove::ChooseTrump {
+            suit: kaarttafel::rules::cards::Suit::Clubs
+        })
+    );
 }
 
 #[test]

@@ -4,8 +4,8 @@
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::{Card, Suit};
 use kaarttafel::rules::klaverjassen::{
-    ByTeam, CardSet, Team, card_points, legal_cards, punishment, refusal, roem, score_deal,
-    trick_winner,
+    ByTeam, CardSet, HouseRules, Team, TrickSoFar, card_points, legal_cards, punishment, refusal,
+    roem, score_deal, trick_winner,
 };
 
 fn card(code: &str) -> Card {
@@ -16,23 +16,28 @@ fn cards(codes: &str) -> CardSet {
     codes.split_whitespace().map(card).collect()
 }
 
-fn legal(hand: &str, trick: &str, trump: Suit) -> CardSet {
+/// The trick so far from its cards in play order (the seat to play comes
+/// next).
+fn so_far(trick: &str, trump: Suit) -> TrickSoFar {
     let played: Vec<Card> = trick.split_whitespace().map(card).collect();
+    TrickSoFar::of(&played, trump)
+}
+
+fn legal(hand: &str, trick: &str, trump: Suit) -> CardSet {
     legal_cards(
         cards(hand),
-        played.iter().copied().collect(),
-        played.first().map(|c| c.suit),
+        so_far(trick, trump),
         trump,
+        HouseRules::default(),
     )
 }
 
 fn refused(hand: &str, trick: &str, trump: Suit, played: &str) -> Option<&'static str> {
-    let trick_cards: Vec<Card> = trick.split_whitespace().map(card).collect();
     refusal(
         cards(hand),
-        trick_cards.iter().copied().collect(),
-        trick_cards.first().map(|c| c.suit),
+        so_far(trick, trump),
         trump,
+        HouseRules::default(),
         card(played),
     )
     .map(|error| error.code())
@@ -283,7 +288,11 @@ fn roem_of_a_trick() {
         ("nothing", "7C 9D JH KS", H, 0),
     ];
     for (what, trick, trump, points) in cases {
-        assert_eq!(roem(cards(trick), trump), points, "{what}");
+        assert_eq!(
+            roem(cards(trick), trump, HouseRules::default()),
+            points,
+            "{what}"
+        );
     }
 }
 

@@ -142,7 +142,8 @@ fn the_seat_after_the_dealer_must_name_trump_and_cannot_pass() {
         Move::ChooseTrump { suit: Suit::Hearts },
         "not_your_turn",
     );
-    assert!(serde_json::from_str::<Move>(r#"{"type":"pass"}"#).is_err());
+    // Section 1: no pass (a pass round is a house rule, RULES.md section 3).
+    assert_refused(&mut game, 0, Move::Pass, "must_choose_trump");
     act(&mut game, 0, Move::ChooseTrump { suit: Suit::Hearts }).unwrap();
     assert_eq!(game.trump(), Some(Suit::Hearts));
     let view = game.view_for(Some(Seat(2)));
@@ -801,7 +802,9 @@ fn options_default_to_enforced_seat_three_sixteen_deals_manual_dealing() {
     assert_eq!(options, Options::default());
     assert_eq!(
         serde_json::to_value(&options).unwrap(),
-        serde_json::json!({"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": false})
+        serde_json::json!({"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": false,
+            "trump_obligation": "rotterdam", "undertrump": "last_resort",
+            "trump_choice": "voorhand", "four_jacks": 200})
     );
     let club: Options = serde_json::from_str(r#"{"revoke_mode":"club","deals":4}"#).unwrap();
     assert_eq!((club.revoke_mode, club.deals), (RevokeMode::Club, 4));
@@ -863,6 +866,7 @@ fn the_view_has_exactly_the_api_fields() {
             "deals",
             "hand",
             "hand_sizes",
+            "passed",
             "phase",
             "playing_team",
             "previous_trick",
@@ -912,6 +916,7 @@ fn every_refusal_has_a_stable_code_and_a_sentence() {
             MoveError::MustNotUndertrump { card: card("7C") },
             "must_not_undertrump",
         ),
+        (MoveError::MustChooseTrump, "must_choose_trump"),
         (MoveError::NotARevoke, "not_a_revoke"),
         (MoveError::NothingToTakeBack, "nothing_to_take_back"),
         (MoveError::OwnTeam, "own_team"),

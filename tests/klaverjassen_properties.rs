@@ -1,11 +1,15 @@
-//! Properties over many seeded random deals in both revoke modes: card
-//! conservation, 162 points, legality, an independent recomputation of every
-//! score sheet row, views that never leak another seat's hand, legal moves
-//! that follow from the seat's own view alone, and exact save/reload.
+//! Properties over many seeded random deals in both revoke modes and every
+//! combination of the house rules (RULES.md section 3): card conservation,
+//! 162 points, legality against the rule text written out apart, an
+//! independent recomputation of every score sheet row, views that never
+//! leak another seat's hand, legal moves that follow from the seat's own
+//! view alone and are never empty while a seat is awaited, and exact
+//! save/reload.
 
 use kaarttafel::rules::cards::{Card, Suit};
 use kaarttafel::rules::klaverjassen::{
-    ByTeam, CardSet, DealRecord, Match, Move, Options, Phase, RevokeMode, Team, View, legal_cards,
+    ByTeam, CardSet, DealRecord, FourJacks, HouseRules, Match, Move, Options, Phase, RevokeMode,
+    Team, TrumpChoice, TrumpObligation, Undertrump, View,
 };
 use kaarttafel::rules::{Action, Seat};
 use rand::rngs::StdRng;
@@ -39,12 +43,11 @@ fn worth(card: Card, trump: Suit) -> i32 {
     }
 }
 
-fn bonus(cards: &[Card], trump: Suit) -> i32 {
+fn bonus(cards: &[Card], trump: Suit, rules: HouseRules) -> i32 {
     if cards.iter().all(|c| c.rank == cards[0].rank) {
-        return if cards[0].rank.to_string() == "J" {
-            200
-        } else {
-            100
+        return match (cards[0].rank.to_string().as_str(), rules.four_jacks) {
+            ("J", FourJacks::TwoHundred) => 200,
+            _ => 100,
         };
     }
     let mut sequence = 0;
@@ -77,7 +80,10 @@ fn team(seat: Seat) -> usize {
     usize::from(seat.0 % 2)
 }
 
-fn recompute(row: &DealRecord) -> (ByTeam<i32>, ByTeam<i32>, ByTeam<i32>, bool, bool) {
+fn recompute(
+    row: &DealRecord,
+    rules: HouseRules,
+) -> (ByTeam<i32>, ByTeam<i32>, ByTeam<i32>, bool, bool) {
     let trump = row.trump;
     let mut points = [0; 2];
     let mut roem = [0; 2];
@@ -98,7 +104,7 @@ fn recompute(row: &DealRecord) -> (ByTeam<i32>, ByTeam<i32>, ByTeam<i32>, bool, 
         let cards: Vec<Card> = trick.cards.iter().map(|p| p.card).collect();
         let t = team(best.seat);
         points[t] += cards.iter().map(|c| worth(*c, trump)).sum::<i32>();
-        roem[t] += bonus(&cards, trump);
+        roem[t] += bonus(&cards, trump, rules);
         tricks[t] += 1;
         if i == 7 {
             points[t] += 10;
@@ -130,8 +136,8 @@ fn recompute(row: &DealRecord) -> (ByTeam<i32>, ByTeam<i32>, ByTeam<i32>, bool, 
     (by(points), by(roem), by(score), pit, nat)
 }
 
-fn check_row(row: &DealRecord) {
-    let (points, roem, score, pit, nat) = recompute(row);
+fn check_row(row: &DealRecord, rules: HouseRules) {
+    let (points, roem, score, pit, nat) = recompute(row, rules);
     assert_eq!(
         (row.card_points, row.roem, row.score, row.pit, row.nat),
         (points, roem, score, pit, nat)
@@ -157,6 +163,82 @@ fn check_row(row: &DealRecord) {
     }
 }
 
+// ---- which cards may be played, written from the rule text apart ----
+
+/// A trump's place in the trump order (7 lowest, jack highest).
+fn trump_place(card: Card) -> i32 {
+    position(&TRUMP_LOW_TO_HIGH, card)
+}
+
+/// The cards `hand` may play into `trick` (seat and card, in play order)
+/// by RULES.md sections 1 and 3, written out card by card.
+fn allowed_by_the_text(
+    hand: CardSet,
+    trick: &[(Seat, Card)],
+    me: Seat,
+    trump: Suit,
+    rules: HouseRules,
+) -> CardSet {
+    let Some(&(_, first)) = trick.first() else {
+        return hand;
+    };
+    let led = first.suit;
+    let strength = |c: Card| {
+        if c.suit == trump {
+            100 + trump_place(c)
+        } else if c.suit == led {
+            position(&PLAIN_LOW_TO_HIGH, c)
+        } else {
+            -1
+        }
+    };
+    let winner = trick.iter().max_by_key(|(_, c)| strength(*c)).unwrap().0;
+    let highest = trick
+        .iter()
+        .filter(|(_, c)| c.suit == trump)
+        .map(|(_, c)| trump_place(*c))
+        .max();
+    let of =
+        |keep: &dyn Fn(Card) -> bool| -> CardSet { hand.iter().filter(|c| keep(*c)).collect() };
+    let trumps = of(&|c| c.suit == trump);
+    let above = of(&|c| c.suit == trump && highest.is_none_or(|h| trump_place(c) > h));
+    if led == trump {
+        return if trumps.is_empty() {
+            hand
+        } else if !above.is_empty() {
+            above
+        } else {
+            trumps
+        };
+    }
+    let follow = of(&|c| c.suit == led);
+    if !follow.is_empty() {
+        return follow;
+    }
+    if trumps.is_empty() {
+        return hand;
+    }
+    let partner = Seat((me.0 + 2) % 4);
+    if rules.trump_obligation == TrumpObligation::Amsterdam && winner == partner {
+        // Anything but a trump lower than the highest in the trick, unless
+        // nothing else is left.
+        let lower = trumps - above;
+        let rest = hand - lower;
+        return if rest.is_empty() { hand } else { rest };
+    }
+    if highest.is_none() {
+        return trumps;
+    }
+    if !above.is_empty() {
+        return above;
+    }
+    if rules.undertrump == Undertrump::Required {
+        return trumps;
+    }
+    let plain = hand - trumps;
+    if plain.is_empty() { hand } else { plain }
+}
+
 // ---- what a seat may do follows from what it may see ----
 
 fn moves_from_view(view: &View, seat: Seat, club: bool, game: &Match) -> Vec<Move> {
@@ -166,8 +248,12 @@ fn moves_from_view(view: &View, seat: Seat, club: bool, game: &Match) -> Vec<Mov
     match view.phase {
         Phase::Finished => vec![],
         Phase::Dealing if seat == view.dealer => vec![Move::Deal],
-        Phase::ChoosingTrump if seat == Seat((view.dealer.0 + 1) % 4) => {
-            Suit::ALL.map(|suit| Move::ChooseTrump { suit }).to_vec()
+        Phase::ChoosingTrump if seat == Seat((view.dealer.0 + 1 + view.passed.len() as u8) % 4) => {
+            let mut moves = Suit::ALL.map(|suit| Move::ChooseTrump { suit }).to_vec();
+            if view.house_rules.trump_choice == TrumpChoice::PassRound && view.passed.len() < 4 {
+                moves.push(Move::Pass);
+            }
+            moves
         }
         Phase::Dealing | Phase::ChoosingTrump => vec![],
         Phase::Playing => {
@@ -175,9 +261,15 @@ fn moves_from_view(view: &View, seat: Seat, club: bool, game: &Match) -> Vec<Mov
             let next = Seat((trick.leader.0 + trick.cards.len() as u8) % 4);
             let mut moves = vec![];
             if next == seat {
-                let played: CardSet = trick.cards.iter().map(|p| p.card).collect();
-                let led = trick.cards.first().map(|p| p.card.suit);
-                let allowed = legal_cards(view.hand, played, led, view.trump.unwrap());
+                let played: Vec<(Seat, Card)> =
+                    trick.cards.iter().map(|p| (p.seat, p.card)).collect();
+                let allowed = allowed_by_the_text(
+                    view.hand,
+                    &played,
+                    seat,
+                    view.trump.unwrap(),
+                    view.house_rules,
+                );
                 moves.extend(allowed.iter().map(|card| Move::Play { card }));
             }
             if club {
@@ -261,6 +353,19 @@ fn check_hands(game: &Match) {
     assert_eq!(seen.len(), 32 - 4 * u32::from(trick.number - 1));
 }
 
+/// The cards the rules allow are those the rule text allows.
+fn check_allowed_cards(game: &Match, seat: Seat) {
+    let view = game.view_for(Some(seat));
+    let trick = view.trick.as_ref().unwrap();
+    let played: Vec<(Seat, Card)> = trick.cards.iter().map(|p| (p.seat, p.card)).collect();
+    let rules = game.house_rules();
+    assert_eq!(
+        game.legal_cards(seat),
+        allowed_by_the_text(game.hand(seat), &played, seat, view.trump.unwrap(), rules),
+        "{played:?} {rules:?}"
+    );
+}
+
 /// Every card the rules allow is accepted and every other held card refused
 /// with a rule's code, leaving the state as it was.
 fn check_enforced_play(game: &Match, seat: Seat, rng: &mut StdRng) {
@@ -299,9 +404,10 @@ fn step(game: &mut Match, club: bool, rng: &mut StdRng) {
     let seat = awaiting.seats[rng.random_range(0..awaiting.seats.len())];
     let mv = match awaiting.action {
         Action::Deal => Move::Deal,
-        Action::ChooseTrump => Move::ChooseTrump {
-            suit: Suit::ALL[rng.random_range(0..4)],
-        },
+        Action::ChooseTrump => {
+            let moves = game.legal_moves(seat);
+            moves[rng.random_range(0..moves.len())]
+        }
         Action::Play if club && rng.random_range(0..40) == 0 => Move::TakeBack,
         Action::Play | Action::EndReview if club && rng.random_range(0..120) == 0 => {
             Move::ReportRevoke {
@@ -345,12 +451,16 @@ fn run(mode: RevokeMode) {
     let mut seed = 0;
     while deals < DEALS_PER_MODE {
         let mut rng = StdRng::seed_from_u64(seed);
+        let all = HouseRules::all();
+        let rules = all[(seed / 7) as usize % all.len()];
         let options = Options {
             revoke_mode: mode,
             first_dealer: Seat((seed % 4) as u8),
             deals: DEALS_PER_MATCH,
             auto_deal: seed % 2 == 0,
-        };
+            ..Options::default()
+        }
+        .with_house_rules(rules);
         let mut game = Match::new(options, &mut rng);
         let watch_views = seed % 100 == 0;
         let reload_at = if seed % 8 == 0 {
@@ -366,8 +476,16 @@ fn run(mode: RevokeMode) {
             if watch_views || seed % 10 == 1 {
                 check_hands(&game);
             }
-            if !club && let Some(seat) = game.to_play() {
-                check_enforced_play(&game, seat, &mut rng);
+            if let Some(awaiting) = game.awaiting() {
+                for seat in awaiting.seats {
+                    assert!(!game.legal_moves(seat).is_empty(), "{seat} is awaited");
+                }
+            }
+            if let Some(seat) = game.to_play() {
+                check_allowed_cards(&game, seat);
+                if !club {
+                    check_enforced_play(&game, seat, &mut rng);
+                }
             }
             if steps == reload_at {
                 let json = serde_json::to_string(&game).unwrap();
@@ -386,7 +504,7 @@ fn run(mode: RevokeMode) {
             let sheet = game.deals().len();
             step(&mut game, club, &mut rng);
             if game.deals().len() > sheet {
-                check_row(game.deals().last().unwrap());
+                check_row(game.deals().last().unwrap(), rules);
             }
             steps += 1;
         }

@@ -1,14 +1,14 @@
 //! The exact solver against plain minimax (no pruning, no table, no merged
 //! cards) on random endgames of the last 3 and 4 tricks, in both revoke
-//! modes, and its properties: a position's value is its best child's, and
+//! modes and under every combination of the house rules, and its properties: a position's value is its best child's, and
 //! values do not depend on the order in which cards are searched.
 
 use kaarttafel::ai::solver::{Limits, Position, Solver, Techniques};
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::{Card, Suit};
 use kaarttafel::rules::klaverjassen::{
-    BySeat, ByTeam, CardSet, LAST_TRICK, Match, Move, Options, RevokeMode, Team, card_points,
-    legal_cards, roem, score_deal, trick_winner,
+    BySeat, ByTeam, CardSet, HouseRules, LAST_TRICK, Match, Move, Options, RevokeMode, Team,
+    TrickSoFar, card_points, legal_cards, roem, score_deal, trick_winner,
 };
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -26,6 +26,7 @@ struct Plain {
     points: ByTeam<i32>,
     roem: ByTeam<i32>,
     taken: ByTeam<u8>,
+    rules: HouseRules,
 }
 
 impl Plain {
@@ -42,6 +43,7 @@ impl Plain {
             points: position.card_points,
             roem: position.roem,
             taken: position.tricks_taken,
+            rules: position.rules,
         }
     }
 
@@ -49,10 +51,16 @@ impl Plain {
         Seat((self.leader.0 + self.len as u8) % 4)
     }
 
+    /// The rules' legal cards, the trick so far found from its cards in
+    /// play order.
     fn legal(&self) -> CardSet {
-        let set: CardSet = self.trick[..self.len].iter().copied().collect();
-        let led = (self.len > 0).then(|| self.trick[0].suit);
-        legal_cards(self.hands[self.mover().index()], set, led, self.trump)
+        let trick = TrickSoFar::of(&self.trick[..self.len], self.trump);
+        legal_cards(
+            self.hands[self.mover().index()],
+            trick,
+            self.trump,
+            self.rules,
+        )
     }
 
     /// The rules' trick winner, card points and roem, written out apart
@@ -74,7 +82,7 @@ impl Plain {
             if self.hands.iter().all(|hand| hand.is_empty()) {
                 self.points[team] += LAST_TRICK;
             }
-            self.roem[team] += roem(set, self.trump);
+            self.roem[team] += roem(set, self.trump, self.rules);
             self.taken[team] += 1;
             self.leader = winner;
             self.len = 0;
@@ -129,18 +137,32 @@ fn sheet_value(position: &Position) -> i32 {
 }
 
 /// A random position with `cards_left` cards in the hands (before the open
-/// trick's extra cards), reached by random play: legal cards in enforced
-/// mode, any held card in club mode (revokes nobody reports). Every third
-/// position lets the playing team win the early tricks, so pit stays alive.
-fn random_position(rng: &mut StdRng, mode: RevokeMode, cards_left: u32) -> Position {
+/// trick's extra cards) at a table with the house `rules`, reached by random
+/// play: legal cards in enforced mode, any held card in club mode (revokes
+/// nobody reports); with a pass round, each seat passes half the time.
+/// Every third position lets the playing team win the early tricks, so pit
+/// stays alive.
+fn random_position_under(
+    rng: &mut StdRng,
+    mode: RevokeMode,
+    rules: HouseRules,
+    cards_left: u32,
+) -> Position {
     let options = Options {
         revoke_mode: mode,
         first_dealer: Seat(rng.random_range(0..4)),
         auto_deal: true,
         deals: 1,
-    };
+        ..Options::default()
+    }
+    .with_house_rules(rules);
     let mut game = Match::new(options, rng);
-    let chooser = game.first_hand();
+    while game.legal_moves(game.trump_chooser()).contains(&Move::Pass)
+        && rng.random_range(0..2) == 0
+    {
+        game.play(game.trump_chooser(), Move::Pass, rng).unwrap();
+    }
+    let chooser = game.trump_chooser();
     let suit = Suit::ALL[rng.random_range(0..4)];
     game.play(chooser, Move::ChooseTrump { suit }, rng).unwrap();
     let favour_playing = rng.random_range(0..3) == 0;
@@ -174,15 +196,27 @@ fn random_position(rng: &mut StdRng, mode: RevokeMode, cards_left: u32) -> Posit
     Position::of_match(&game).expect("still playing")
 }
 
-/// Case `case` of a test that mixes both revoke modes: every third position
-/// in club mode, 5 or 6 cards left by turns ([`random_position`]).
+/// [`random_position_under`] section 1's rules.
+fn random_position(rng: &mut StdRng, mode: RevokeMode, cards_left: u32) -> Position {
+    random_position_under(rng, mode, HouseRules::default(), cards_left)
+}
+
+/// The house rules of case `case`: every combination in turn.
+fn rules_of(case: usize) -> HouseRules {
+    let all = HouseRules::all();
+    all[case % all.len()]
+}
+
+/// Case `case` of a test that mixes both revoke modes and every house rule:
+/// every third position in club mode, 5 or 6 cards left by turns
+/// ([`random_position_under`]).
 fn mixed_position(rng: &mut StdRng, case: usize) -> Position {
     let mode = if case.is_multiple_of(3) {
         RevokeMode::Club
     } else {
         RevokeMode::Enforced
     };
-    random_position(rng, mode, 5 + case as u32 % 2)
+    random_position_under(rng, mode, rules_of(case / 2), 5 + case as u32 % 2)
 }
 
 fn check_against_minimax(mode: RevokeMode, seed: u64, count: usize) {
@@ -191,7 +225,7 @@ fn check_against_minimax(mode: RevokeMode, seed: u64, count: usize) {
     for case in 0..count {
         // Four-trick endgames cost plain minimax far more: one in five.
         let tricks = if case % 5 == 0 { 4 } else { 3 };
-        let position = random_position(&mut rng, mode, tricks);
+        let position = random_position_under(&mut rng, mode, rules_of(case / 5), tricks);
         let solution = solver.solve(&position);
         let expected: Vec<(Card, i32)> = position
             .legal_cards()
@@ -209,6 +243,8 @@ fn check_against_minimax(mode: RevokeMode, seed: u64, count: usize) {
     }
 }
 
+/// Every case of [`check_against_minimax`] is checked under each of the
+/// 16 combinations of the house rules in turn.
 #[test]
 fn the_solver_gives_every_card_the_minimax_value_in_enforced_endgames() {
     check_against_minimax(RevokeMode::Enforced, 1, 10_000);
@@ -239,7 +275,8 @@ fn the_value_of_a_position_is_the_best_value_of_its_children() {
     let mut rng = StdRng::seed_from_u64(4);
     let mut solver = Solver::new();
     for case in 0..60 {
-        let position = random_position(&mut rng, RevokeMode::Enforced, 5 + case % 2);
+        let rules = rules_of(case as usize);
+        let position = random_position_under(&mut rng, RevokeMode::Enforced, rules, 5 + case % 2);
         let solution = solver.solve(&position);
         let children: Vec<i32> = position
             .legal_cards()
@@ -281,8 +318,8 @@ fn values_do_not_depend_on_the_order_in_which_cards_are_searched() {
         ordering: false,
         relative: false,
     });
-    for _ in 0..100 {
-        let position = random_position(&mut rng, RevokeMode::Enforced, 4);
+    for case in 0..100 {
+        let position = random_position_under(&mut rng, RevokeMode::Enforced, rules_of(case), 4);
         let solution = solver.solve(&position);
         assert_eq!(plain.solve(&position), solution);
         // Renaming the suits changes the order of the cards in every hand

@@ -9,7 +9,7 @@ use kaarttafel::ai::klaverjassen::StrongPlayer;
 use kaarttafel::ai::klaverjassen::strong::Budget;
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::{Card, Suit};
-use kaarttafel::rules::klaverjassen::{BySeat, CardSet, Match, Move, Options, View};
+use kaarttafel::rules::klaverjassen::{BySeat, CardSet, Match, Move, Options, TrumpChoice, View};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -137,5 +137,34 @@ fn the_strong_player_names_the_suit_the_hint_ranks_best() {
             .choose(Seat(0), &view, &legal, &mut StdRng::seed_from_u64(seed))
             .expect("a suit");
         assert_eq!(named, best(&hint).0, "seed {seed}: {hint:?}");
+    }
+}
+
+#[test]
+fn under_pass_round_the_trump_hint_values_passing_too() {
+    let options = Options {
+        trump_choice: TrumpChoice::PassRound,
+        ..Options::default()
+    };
+    let mut rng = StdRng::seed_from_u64(31);
+    let strong_hearts = deal_around(cards("JH 9H AH 10H 7C 8C 7D 8S"), &mut rng);
+    let mut game = Match::from_hands(options.clone(), strong_hearts);
+    for seat in [Seat(0), Seat(1)] {
+        let view = game.view_for(Some(seat));
+        let legal = game.legal_moves(seat);
+        assert!(legal.contains(&Move::Pass), "{legal:?}");
+        let hint = advice::<Match>(seat, &view, &legal, SMALL, 1).unwrap();
+        let listed: Vec<Move> = hint.moves.iter().map(|(mv, _)| *mv).collect();
+        assert_eq!(listed, legal);
+        assert!(
+            hint.moves.iter().all(|(_, value)| value.is_some()),
+            "{hint:?}"
+        );
+        assert_eq!(best(&hint).0, hint.chosen);
+        if seat == Seat(0) {
+            // With J 9 A 10 of hearts, naming hearts beats passing.
+            assert_eq!(hint.chosen, Move::ChooseTrump { suit: Suit::Hearts });
+            game.play(seat, Move::Pass, &mut rng).unwrap();
+        }
     }
 }

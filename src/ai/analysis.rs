@@ -5,7 +5,7 @@
 use super::solver::{Position, Solver, for_team};
 use crate::rules::Seat;
 use crate::rules::cards::Card;
-use crate::rules::klaverjassen::{DealRecord, Match, Team};
+use crate::rules::klaverjassen::{DealRecord, HouseRules, Match, Team};
 
 /// One card of a deal and what it cost.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,8 +50,9 @@ pub enum NoAnalysis {
     NotFound(String),
 }
 
-/// The analysis of the finished deal `record`: each position solved exactly.
-pub fn analyse(record: &DealRecord) -> Result<DealAnalysis, NoAnalysis> {
+/// The analysis of the finished deal `record`, played under the house
+/// `rules`: each position solved exactly.
+pub fn analyse(record: &DealRecord, rules: HouseRules) -> Result<DealAnalysis, NoAnalysis> {
     if record.report.is_some() || record.tricks.len() != 8 {
         return Err(NoAnalysis::NotFound(format!(
             "deal {} ended with a revoke punishment: its score does not come from the cards",
@@ -71,6 +72,7 @@ pub fn analyse(record: &DealRecord) -> Result<DealAnalysis, NoAnalysis> {
         card_points: Default::default(),
         roem: Default::default(),
         tricks_taken: Default::default(),
+        rules,
     };
     let mut solver = Solver::new();
     let par = solver.value(&position);
@@ -109,5 +111,5 @@ pub fn deal_analysis(game: &Match, n: u32) -> Result<DealAnalysis, NoAnalysis> {
         .iter()
         .find(|d| u32::from(d.number) == n)
         .ok_or_else(|| NoAnalysis::NotFound(format!("deal {n} is not over (or does not exist)")))?;
-    analyse(record)
+    analyse(record, game.house_rules())
 }

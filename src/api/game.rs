@@ -37,8 +37,10 @@ pub struct GameView {
     /// Who sits where.
     pub seats: Vec<SeatView>,
     /// The caller's seat, or null for a spectator.
+    #[schema(required = true)]
     pub you: Option<Seat>,
     /// Who the table waits for; null when finished.
+    #[schema(required = true)]
     pub awaiting: Option<AwaitingView>,
     /// The moves the caller may make now.
     #[schema(value_type = Vec<MoveSchema>)]
@@ -55,10 +57,12 @@ pub struct GameView {
     /// A private table's invite code, for seated players only (null for
     /// others and on public tables): `GET`/`POST /v1/invites/{code}`.
     #[schema(example = "K7M9TQ4XRB")]
+    #[schema(required = true)]
     pub invite_code: Option<String>,
     /// The table `POST …/rematch` created after this finished one, for the
     /// players who sat at this table; null before it and for spectators.
     #[schema(example = "7e4d2c1b-9a8f-4e6d-b5c3-1a2b3c4d5e6f")]
+    #[schema(required = true)]
     pub rematch: Option<Uuid>,
     /// Seats a rematch holds for the previous match's players: only that
     /// player may take one until `until`, then it is free for anyone.
@@ -217,8 +221,10 @@ pub struct SeatView {
     /// The seat number.
     pub seat: Seat,
     /// The player in it, or null when free.
+    #[schema(required = true)]
     pub player: Option<SeatedPlayer>,
     /// The computer player's level when a computer player sits here, else null.
+    #[schema(required = true)]
     pub bot: Option<Level>,
     /// Whether the seat is away: its clock ran out, and its moves are made
     /// for it at once until its player acts again.
@@ -281,6 +287,7 @@ pub struct AwaitingView {
     pub action: Action,
     /// When their clock runs out (RFC 3339); null on a table without a clock.
     #[schema(example = "2026-12-05T10:16:00Z")]
+    #[schema(required = true)]
     pub deadline: Option<chrono::DateTime<chrono::Utc>>,
 }
 
@@ -365,6 +372,8 @@ impl From<fairness::FairnessView> for FairnessView {
     "id": "0b9c5c2e-4f1a-4d2b-9a57-3f0c2d8e6a11", "game": "klaverjassen", "status": "waiting",
     "version": 2,
     "options": {"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": true,
+        "trump_obligation": "amsterdam", "undertrump": "last_resort",
+        "trump_choice": "voorhand", "four_jacks": 200,
         "turn_seconds": 60, "bot_delay_ms": 800, "hints": false, "private": false},
     "host": "5d3f8a21-7c4e-4b19-8e2a-9f6b1c0d4e72",
     "seats": [

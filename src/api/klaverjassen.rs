@@ -12,7 +12,7 @@ use crate::rules::klaverjassen;
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({
     "deal_number": 1, "dealer": 3, "phase": "playing",
-    "trump": "C", "trump_chosen_by": 0, "playing_team": "A",
+    "trump": "C", "trump_chosen_by": 0, "playing_team": "A", "passed": [],
     "hand": ["JC", "10D", "7H", "9H", "10H", "KS", "AS"],
     "hand_sizes": [7, 7, 6, 7],
     "trick": {"number": 2, "leader": 2, "cards": [{"seat": 2, "card": "AD"}]},
@@ -33,21 +33,32 @@ pub struct KlaverjassenView {
     /// Where the match stands.
     pub phase: KlaverjassenPhase,
     /// The trump suit, once named.
+    #[schema(required = true)]
     pub trump: Option<Suit>,
     /// The seat that named trump.
+    #[schema(required = true)]
     pub trump_chosen_by: Option<Seat>,
     /// The team of the seat that named trump.
+    #[schema(required = true)]
     pub playing_team: Option<Team>,
+    /// The seats that passed the trump choice of the deal in progress, in
+    /// the order they passed (tables with `trump_choice: pass_round`;
+    /// empty otherwise and while a deal is due).
+    #[schema(example = json!([0, 1]))]
+    pub passed: Vec<Seat>,
     /// The caller's own cards (empty for a spectator).
     pub hand: CardSet,
     /// How many cards each seat holds.
     pub hand_sizes: BySeat<u8>,
     /// The trick in progress, during play.
+    #[schema(required = true)]
     pub trick: Option<OpenTrick>,
     /// The last completed trick, until the next one completes; trick 8
     /// during the review.
+    #[schema(required = true)]
     pub previous_trick: Option<CompletedTrick>,
     /// During the review (club mode): every trick of the deal.
+    #[schema(required = true)]
     pub review_tricks: Option<Vec<CompletedTrick>>,
     /// Tricks each team has taken in the deal in progress.
     pub tricks_taken: ByTeam<u8>,
@@ -69,6 +80,7 @@ impl From<klaverjassen::View> for KlaverjassenView {
             trump: view.trump.map(Suit::from),
             trump_chosen_by: view.trump_chosen_by.map(Seat::from),
             playing_team: view.playing_team.map(Team::from),
+            passed: view.passed.into_iter().map(Seat::from).collect(),
             hand: CardSet(view.hand),
             hand_sizes: view.hand_sizes.into(),
             trick: view.trick.map(OpenTrick::from),
@@ -106,7 +118,8 @@ pub enum SheetRow {
 pub enum KlaverjassenPhase {
     /// A deal is due: the dealer is to deal.
     Dealing,
-    /// The seat after the dealer is to name trump.
+    /// Trump is being named (by the seat after the dealer, or in turn with
+    /// a pass round).
     ChoosingTrump,
     /// Tricks are being played.
     Playing,
@@ -353,6 +366,7 @@ pub struct DealRecord {
     #[schema(example = false)]
     pub nat: bool,
     /// The report that punished a team, if one did.
+    #[schema(required = true)]
     pub report: Option<ReportRecord>,
     /// The hands as dealt, by seat.
     pub hands: BySeat<CardSet>,
@@ -462,6 +476,73 @@ impl From<klaverjassen::RevokeMode> for RevokeMode {
         match mode {
             klaverjassen::RevokeMode::Enforced => RevokeMode::Enforced,
             klaverjassen::RevokeMode::Club => RevokeMode::Club,
+        }
+    }
+}
+
+/// Whether a seat void in the led suit must trump while its partner is
+/// winning the trick (RULES.md section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrumpObligation {
+    /// Rotterdam: the obligations to trump and overtrump hold even when the
+    /// partner is winning the trick.
+    Rotterdam,
+    /// Amsterdam: on the partner's trick a seat that cannot follow may play
+    /// any card except a trump lower than the highest in the trick (a last
+    /// resort).
+    Amsterdam,
+}
+
+impl From<klaverjassen::TrumpObligation> for TrumpObligation {
+    fn from(rule: klaverjassen::TrumpObligation) -> TrumpObligation {
+        match rule {
+            klaverjassen::TrumpObligation::Rotterdam => TrumpObligation::Rotterdam,
+            klaverjassen::TrumpObligation::Amsterdam => TrumpObligation::Amsterdam,
+        }
+    }
+}
+
+/// What a seat void in the led suit that cannot overtrump must play
+/// (RULES.md section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Undertrump {
+    /// A card that is no trump if it has one; only a hand of nothing but
+    /// lower trumps undertrumps.
+    LastResort,
+    /// A trump, any trump (*verplicht ondertroeven*); refused with
+    /// `must_trump` otherwise.
+    Required,
+}
+
+impl From<klaverjassen::Undertrump> for Undertrump {
+    fn from(rule: klaverjassen::Undertrump) -> Undertrump {
+        match rule {
+            klaverjassen::Undertrump::LastResort => Undertrump::LastResort,
+            klaverjassen::Undertrump::Required => Undertrump::Required,
+        }
+    }
+}
+
+/// Who names trump (RULES.md section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrumpChoice {
+    /// The seat after the dealer names trump; it cannot pass.
+    Voorhand,
+    /// From the seat after the dealer on, each seat names trump or passes
+    /// (`{"type": "pass"}`); the first to name it makes its team the
+    /// playing team; after four passes the seat after the dealer must name
+    /// it. That seat leads the first trick whoever named trump.
+    PassRound,
+}
+
+impl From<klaverjassen::TrumpChoice> for TrumpChoice {
+    fn from(rule: klaverjassen::TrumpChoice) -> TrumpChoice {
+        match rule {
+            klaverjassen::TrumpChoice::Voorhand => TrumpChoice::Voorhand,
+            klaverjassen::TrumpChoice::PassRound => TrumpChoice::PassRound,
         }
     }
 }

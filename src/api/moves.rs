@@ -47,7 +47,7 @@ pub enum MoveSchema {
     EndReview(EndReviewMove),
     /// Potverteren.
     Bid(BidMove),
-    /// Potverteren.
+    /// Potverteren, and Klaverjassen with a pass round.
     Pass(PassMove),
     /// Potverteren.
     Hit(HitMove),
@@ -133,6 +133,9 @@ move_schema!(
 );
 move_schema!(
     /// Potverteren: pass in the auction; final for this auction.
+    /// Klaverjassen at a table with `trump_choice: pass_round`: the seat to
+    /// name trump passes, and the next seat is to name it (not offered to
+    /// the seat after the dealer once all four passed).
     PassMove, PassMoveType::Pass {}
 );
 move_schema!(

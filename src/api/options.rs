@@ -10,14 +10,16 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::cards::Seat;
-use super::klaverjassen::RevokeMode;
+use super::klaverjassen::{RevokeMode, TrumpChoice, TrumpObligation, Undertrump};
 use super::potverteren::Variant;
 use crate::rules::{klaverjassen, potverteren};
 
 /// The options of a Klaverjassen table; every one may be left out.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
-#[schema(example = json!({"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": false}))]
+#[schema(example = json!({"revoke_mode": "enforced", "first_dealer": 3, "deals": 16, "auto_deal": false,
+    "trump_obligation": "amsterdam", "undertrump": "required", "trump_choice": "pass_round",
+    "four_jacks": 100}))]
 pub struct KlaverjassenOptions {
     /// Whether a card that may not be played is refused (`enforced`) or
     /// accepted and left to the opponents to report (`club`).
@@ -32,6 +34,24 @@ pub struct KlaverjassenOptions {
     /// Whether the server deals each deal itself as soon as it is due.
     #[schema(example = false)]
     pub auto_deal: bool,
+    /// Whether a seat void in the led suit must trump while its partner is
+    /// winning the trick: `rotterdam` (always) or `amsterdam` (not on the
+    /// partner's trick; a lower trump stays a last resort).
+    #[schema(example = "amsterdam")]
+    pub trump_obligation: TrumpObligation,
+    /// A seat void in the led suit that cannot overtrump: `last_resort`
+    /// (plays a card that is no trump if it has one) or `required` (plays a
+    /// trump if it has one, *verplicht ondertroeven*).
+    #[schema(example = "required")]
+    pub undertrump: Undertrump,
+    /// Who names trump: `voorhand` (the seat after the dealer, no pass) or
+    /// `pass_round` (each seat in turn names trump or passes with
+    /// `{"type": "pass"}`; after four passes the seat after the dealer must
+    /// name it).
+    #[schema(example = "pass_round")]
+    pub trump_choice: TrumpChoice,
+    /// The roem of four jacks in one trick: 200 or 100.
+    pub four_jacks: FourJacks,
 }
 
 impl From<klaverjassen::Options> for KlaverjassenOptions {
@@ -41,6 +61,10 @@ impl From<klaverjassen::Options> for KlaverjassenOptions {
             first_dealer: options.first_dealer.into(),
             deals: options.deals,
             auto_deal: options.auto_deal,
+            trump_obligation: options.trump_obligation.into(),
+            undertrump: options.undertrump.into(),
+            trump_choice: options.trump_choice.into(),
+            four_jacks: FourJacks(options.four_jacks.into()),
         }
     }
 }
@@ -89,6 +113,26 @@ impl Default for PotverterenOptions {
     }
 }
 
+/// The roem of four jacks in one trick, written as the number: 200 or 100.
+/// Its schema is written by hand: an integer enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct FourJacks(pub u16);
+
+impl utoipa::PartialSchema for FourJacks {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .enum_values(Some([200, 100]))
+            .description(Some("The roem of four jacks in one trick: 200 or 100."))
+            .examples([serde_json::json!(100)])
+            .into()
+    }
+}
+
+impl ToSchema for FourJacks {}
+
 /// The options of either game, as a game shows them: every option present.
 /// (The request's all-optional shapes would both match either game's
 /// options, so a generated client read Potverteren options as Klaverjassen
@@ -107,7 +151,8 @@ pub enum OptionsSchema {
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"revoke_mode": "enforced", "first_dealer": 3, "deals": 16,
-    "auto_deal": true, "turn_seconds": 60, "bot_delay_ms": 800, "hints": false,
+    "auto_deal": true, "trump_obligation": "rotterdam", "undertrump": "last_resort",
+    "trump_choice": "voorhand", "four_jacks": 200, "turn_seconds": 60, "bot_delay_ms": 800, "hints": false,
     "private": false}))]
 pub struct KlaverjassenOptionsView {
     /// Whether a card that may not be played is refused (`enforced`) or
@@ -121,6 +166,21 @@ pub struct KlaverjassenOptionsView {
     /// Whether the server deals each deal itself as soon as it is due.
     #[schema(example = true)]
     pub auto_deal: bool,
+    /// Whether a seat void in the led suit must trump while its partner is
+    /// winning the trick: `rotterdam` (always) or `amsterdam` (not on the
+    /// partner's trick; a lower trump stays a last resort).
+    pub trump_obligation: TrumpObligation,
+    /// A seat void in the led suit that cannot overtrump: `last_resort`
+    /// (plays a card that is no trump if it has one) or `required` (plays a
+    /// trump if it has one, *verplicht ondertroeven*).
+    pub undertrump: Undertrump,
+    /// Who names trump: `voorhand` (the seat after the dealer, no pass) or
+    /// `pass_round` (each seat in turn names trump or passes with
+    /// `{"type": "pass"}`; after four passes the seat after the dealer must
+    /// name it).
+    pub trump_choice: TrumpChoice,
+    /// The roem of four jacks in one trick: 200 or 100.
+    pub four_jacks: FourJacks,
     /// Seconds a seat has for its turn, 5..3600; null for no clock.
     #[schema(example = 60, minimum = 5, maximum = 3600)]
     pub turn_seconds: Option<u32>,

@@ -32,6 +32,7 @@ pub struct PotverterenView {
     /// What the table is doing.
     pub phase: PhaseName,
     /// The pothouder of the round in progress, once known.
+    #[schema(required = true)]
     pub pothouder: Option<Seat>,
     /// The pot, both parts together.
     #[schema(example = 13)]
@@ -42,10 +43,12 @@ pub struct PotverterenView {
     #[schema(example = json!([100, 96, 99, 99, 99]))]
     pub balances: Vec<i64>,
     /// The auction while it is on; null otherwise.
+    #[schema(required = true)]
     pub auction: Option<AuctionView>,
     /// One entry per seat, index = seat: the round in progress.
     pub hands: Vec<HandView>,
     /// The last settled round; null before the first settlement.
+    #[schema(required = true)]
     pub last_round: Option<LastRound>,
 }
 
@@ -137,8 +140,10 @@ impl From<potverteren::PotParts> for PotParts {
 pub struct AuctionView {
     /// The highest bid so far; null before the first bid.
     #[schema(example = 4)]
+    #[schema(required = true)]
     pub high_bid: Option<u32>,
     /// The seat that made it; null before the first bid.
+    #[schema(required = true)]
     pub high_bidder: Option<Seat>,
     /// The seats that have passed.
     pub passed: Vec<Seat>,
@@ -162,6 +167,7 @@ pub struct HandView {
     /// The seat.
     pub seat: Seat,
     /// The blind card: null when none was dealt or the viewer may not see it.
+    #[schema(required = true)]
     pub blind_card: Option<Card>,
     /// The cards asked, face up, in the order asked.
     #[schema(example = json!(["9C"]))]
@@ -171,6 +177,7 @@ pub struct HandView {
     pub stood: bool,
     /// Its total: null when the viewer may not know it.
     #[schema(example = 16)]
+    #[schema(required = true)]
     pub total: Option<u32>,
 }
 

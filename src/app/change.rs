@@ -10,7 +10,7 @@ use sqlx::AnyConnection;
 use uuid::Uuid;
 
 use super::answer::{Answer, OK, etag, etag_listed};
-use super::commit::{Event, after_commit, event_row, next_row, record_change};
+use super::commit::{By, Event, after_commit, event_row, next_row, record_change};
 use super::context::App;
 use super::error::Error;
 use super::friends::{release_reservations, writes_after_change};
@@ -128,7 +128,7 @@ pub async fn change(
         return Ok(replayed);
     }
     let (mut game, event) = apply_checked(app, &row, player, &checks, apply)?;
-    let due_at = record_change(app, &mut tx, &mut game, &row, &event, Some(player), None).await?;
+    let due_at = record_change(app, &mut tx, &mut game, &row, &event, By::Player(player)).await?;
     let answer = Answer::view(OK, &game, player, None)?;
     let answer = commit_answer(tx, player, keyed.as_ref(), answer, app.now()).await?;
     after_commit(app, &game, &event, due_at, None);
@@ -158,12 +158,13 @@ async fn change_unlocked(
     if event.seat_change.is_some() || writes_after_change(&game) {
         return Ok(None);
     }
-    let (new_row, due_at) = next_row(app, &mut game, &row, &event)?;
+    let at = app.now();
+    let (new_row, due_at) = next_row(app, &mut game, &row, &event, at)?;
     if Some(new_row.records.len() as i64) != row.deals_stored {
         // A deal finished: its record is added in the transaction.
         return Ok(None);
     }
-    let event_row = event_row(&event, game.version, Some(caller.player), None);
+    let event_row = event_row(&event, game.version, By::Player(caller.player), at);
     let answer = Answer::view(OK, &game, caller.player, None)?;
     let written = games::write_change_read_on(&app.store, conn, new_row, event_row, due_at).await?;
     if !written {

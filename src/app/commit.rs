@@ -57,38 +57,68 @@ impl Event {
     }
 }
 
-/// The row that stores `game` after an accepted change to the game
-/// `loaded` held: the version goes up by one, and the deadline and when
-/// automatic work falls due are set; and when that is.
+/// Who makes a change, and when.
+#[derive(Clone, Copy, Debug)]
+pub enum By<'a> {
+    /// A player's request, made now.
+    Player(Uuid),
+    /// The scheduler: `actor` `bot` (a computer player) or `clock` (a seat
+    /// whose clock ran out, or away), for the seat's `player`, made `at`
+    /// (Unix microseconds, whole milliseconds).
+    Scheduler {
+        actor: &'a str,
+        player: Option<Uuid>,
+        at: i64,
+    },
+}
+
+impl By<'_> {
+    /// When the change is made: now for a player's, whole milliseconds.
+    pub fn at(&self, app: &App) -> i64 {
+        match self {
+            By::Player(_) => app.now(),
+            By::Scheduler { at, .. } => *at,
+        }
+    }
+}
+
+/// The row that stores `game` after an accepted change made `at` to the
+/// game `loaded` held: the version goes up by one, and the deadline and
+/// when automatic work falls due are set; and when that is.
 pub(super) fn next_row(
     app: &App,
     game: &mut Game,
     loaded: &games::GameRow,
     event: &Event,
+    at: i64,
 ) -> Result<(games::GameRow, Option<i64>), Error> {
     game.version += 1;
-    let due_at = game.schedule(loaded.created_at, app.now(), event.restarts_the_clock());
+    let due_at = game.schedule(
+        loaded.created_at,
+        at,
+        event.restarts_the_clock(),
+        app.bot_move,
+    );
     let mut row = changed_row(game, loaded)?;
     row.due_at = due_at;
     Ok((row, due_at))
 }
 
 /// The event log's row for `event`, the game's change to `version`, made
-/// by `player` (`actor` `bot` or `clock` for an automatic change).
-pub(super) fn event_row(
-    event: &Event,
-    version: i64,
-    player: Option<Uuid>,
-    actor: Option<&str>,
-) -> EventRow {
+/// `at` by `by`.
+pub(super) fn event_row(event: &Event, version: i64, by: By<'_>, at: i64) -> EventRow {
+    let (player, actor) = match by {
+        By::Player(player) => (Some(player), None),
+        By::Scheduler { actor, player, .. } => (player, Some(actor.to_owned())),
+    };
     EventRow {
         seq: version,
         player_id: player,
         seat: event.seat,
         kind: event.kind.to_owned(),
         payload: event.payload.to_string(),
-        created_at: 0,
-        actor: actor.map(str::to_owned),
+        created_at: at,
+        actor,
     }
 }
 
@@ -104,10 +134,14 @@ pub async fn record_change(
     game: &mut Game,
     loaded: &games::GameRow,
     event: &Event,
-    player: Option<Uuid>,
-    actor: Option<&str>,
+    by: By<'_>,
 ) -> Result<Option<i64>, Error> {
-    let (row, due_at) = next_row(app, game, loaded, event)?;
+    let at = by.at(app);
+    let (row, due_at) = next_row(app, game, loaded, event, at)?;
+    let player = match by {
+        By::Player(player) => Some(player),
+        By::Scheduler { player, .. } => player,
+    };
     match event.seat_change {
         Some(SeatChange::Took(seat)) => {
             if let Some(player) = player {
@@ -122,7 +156,7 @@ pub async fn record_change(
         }
         None => {}
     }
-    let event = event_row(event, game.version, player, actor);
+    let event = event_row(event, game.version, by, at);
     // The row is locked, so it is at the version read.
     if !games::write_change(tx, app.store.backend(), &row, &event, due_at).await? {
         return Err(Error::Internal(format!(

@@ -23,6 +23,9 @@ pub struct App {
     pub notifier: Arc<Notifier>,
     /// The time, for turn clocks and the scheduler (moved by hand in tests).
     pub clock: Arc<dyn Clock>,
+    /// The time a computer player has for a move (`BOT_MOVE_MS`), Unix
+    /// microseconds: its move is made that long after it falls due.
+    pub bot_move: i64,
     /// The path prefix everything is served under (`""` for none), for the
     /// links an answer carries.
     pub path_prefix: String,
@@ -38,9 +41,11 @@ impl App {
         }
     }
 
-    /// Now, in microseconds since the Unix epoch, by the application's clock.
+    /// Now, in microseconds since the Unix epoch, by the application's
+    /// clock, cut to the whole millisecond: the time a change is made at
+    /// (its event's `at`, the deadlines and due times that follow from it).
     pub fn now(&self) -> i64 {
-        self.clock.now_micros()
+        crate::clock::whole_millis(self.clock.now_micros())
     }
 
     /// The address of game `id`, as the `Location` of a new table.

@@ -69,6 +69,9 @@ impl Error {
 impl From<sqlx::Error> for Error {
     fn from(error: sqlx::Error) -> Self {
         if crate::store::unavailable(&error) {
+            // A write refused as read-only reaches the use case, not the
+            // store: tell the store to look for the server that takes writes.
+            crate::store::primary::note(&error);
             Error::DatabaseUnavailable(error.to_string())
         } else {
             Error::Internal(format!("database: {error}"))

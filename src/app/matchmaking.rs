@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use super::answer::{Answer, CREATED, OK};
-use super::commit::{Event, SeatChange, after_commit, record_change};
+use super::commit::{By, Event, SeatChange, after_commit, record_change};
 use super::context::App;
 use super::error::Error;
 use super::friends::release_reservations;
@@ -111,7 +111,7 @@ pub async fn quick_match(
                 seat_change: Some(SeatChange::Took(seat.0)),
             };
             let due_at =
-                record_change(app, &mut tx, &mut game, &row, &event, Some(caller), None).await?;
+                record_change(app, &mut tx, &mut game, &row, &event, By::Player(caller)).await?;
             let answer = Answer::view(OK, &game, caller, None)?;
             let answer = commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await?;
             after_commit(app, &game, &event, due_at, None);
@@ -119,7 +119,7 @@ pub async fn quick_match(
         }
     }
     room_for_a_new_table(&mut tx, caller).await?;
-    let due_at = store_new_table(&mut tx, &mut fresh, caller, now).await?;
+    let due_at = store_new_table(&mut tx, &mut fresh, caller, now, app.bot_move).await?;
     let answer = Answer::view(CREATED, &fresh, caller, Some(app.game_location(fresh.id)))?;
     let answer = commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await?;
     app.notifier.work_due(due_at);

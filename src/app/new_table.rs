@@ -77,7 +77,8 @@ pub fn seat_bot(
 
 /// Stores a new table in `tx`: its invite code if it is private, its row,
 /// its seats and its `created` event, made by `caller` at `created_at`.
-/// Returns when automatic work on it falls due.
+/// Returns when automatic work on it falls due (`bot_move`: a computer
+/// player's time for a move, [`Game::schedule`]).
 ///
 /// # Errors
 /// The database's.
@@ -86,9 +87,10 @@ pub async fn store_new_table(
     game: &mut Game,
     caller: Uuid,
     created_at: i64,
+    bot_move: i64,
 ) -> Result<Option<i64>, Error> {
     assign_invite_code(tx, game).await?;
-    let due_at = game.schedule(created_at, created_at, true);
+    let due_at = game.schedule(created_at, created_at, true, bot_move);
     let options = game.options_json().to_string();
     let mut row = game_to_row(game, created_at, options, None)?;
     row.due_at = due_at;

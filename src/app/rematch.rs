@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use super::answer::{Answer, CREATED, OK};
-use super::commit::{Event, after_commit, record_change};
+use super::commit::{By, Event, after_commit, record_change};
 use super::context::App;
 use super::error::Error;
 use super::idempotency::{Keyed, commit_answer, replay};
@@ -91,7 +91,7 @@ pub async fn rematch(
             });
         }
     }
-    let due_at = store_new_table(&mut tx, &mut next, caller, now).await?;
+    let due_at = store_new_table(&mut tx, &mut next, caller, now, app.bot_move).await?;
     game.friends.rematch = Some(next.id);
     let event = Event::new(
         "rematch",
@@ -99,7 +99,7 @@ pub async fn rematch(
         serde_json::json!({"type": "rematch", "seat": seat, "game": next.id}),
     );
     let changed_due_at =
-        record_change(app, &mut tx, &mut game, &row, &event, Some(caller), None).await?;
+        record_change(app, &mut tx, &mut game, &row, &event, By::Player(caller)).await?;
     let answer = Answer::view(CREATED, &next, caller, Some(app.game_location(next.id)))?;
     let answer = commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await?;
     after_commit(app, &game, &event, changed_due_at, None);

@@ -9,11 +9,12 @@ use super::error::Error;
 use super::idempotency::{self, Keyed, commit_answer, replay};
 use super::new_table::{room_for_a_new_table, seat_bot, seated_player, store_new_table};
 use crate::api::game::GameSummary;
+use crate::rules::klaverjassen::{FourJacks, TrumpChoice, TrumpObligation, Undertrump};
 use crate::store::games::{self, Cursor, GameRow};
 use crate::store::players;
 use crate::store::record::{game_from_row, system_rng};
 use crate::table::Level;
-use crate::table::{Game, GameKind, TableOptions};
+use crate::table::{Game, GameKind, Options, TableOptions};
 
 /// A new table as its host asks for it.
 pub struct NewTable {
@@ -70,7 +71,7 @@ pub async fn create(
         players::insert_bot(&mut tx, bot.id, &bot.name, level.as_str()).await?;
     }
     let created_at = app.now();
-    let due_at = store_new_table(&mut tx, &mut game, caller, created_at).await?;
+    let due_at = store_new_table(&mut tx, &mut game, caller, created_at, app.bot_move).await?;
     let answer = Answer::view(CREATED, &game, caller, Some(app.game_location(game.id)))?;
     let answer = commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await?;
     app.notifier.work_due(due_at);
@@ -134,16 +135,88 @@ impl PageQuery {
     }
 }
 
-/// The lobby: tables waiting for players (of `kind` only, when given),
-/// newest first.
+/// The lobby's filter on the Klaverjassen house rules (RULES.md section
+/// 3): a rule left out matches any value; a rule given matches only
+/// Klaverjassen tables that play it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HouseRulesFilter {
+    /// Only tables with this `trump_obligation`.
+    pub trump_obligation: Option<TrumpObligation>,
+    /// Only tables with this `undertrump`.
+    pub undertrump: Option<Undertrump>,
+    /// Only tables with this `trump_choice`.
+    pub trump_choice: Option<TrumpChoice>,
+    /// Only tables with this `four_jacks`.
+    pub four_jacks: Option<FourJacks>,
+}
+
+impl HouseRulesFilter {
+    /// Whether no rule is asked for.
+    fn is_empty(&self) -> bool {
+        *self == HouseRulesFilter::default()
+    }
+
+    /// Whether `game` plays every rule asked for.
+    fn admits(&self, game: &Game) -> bool {
+        let Options::Klaverjassen(options) = &game.options else {
+            return false;
+        };
+        let rules = options.house_rules();
+        self.trump_obligation
+            .is_none_or(|rule| rule == rules.trump_obligation)
+            && self.undertrump.is_none_or(|rule| rule == rules.undertrump)
+            && self
+                .trump_choice
+                .is_none_or(|rule| rule == rules.trump_choice)
+            && self.four_jacks.is_none_or(|rule| rule == rules.four_jacks)
+    }
+}
+
+/// How many waiting tables the lobby reads at a time while it filters on
+/// house rules.
+const LOBBY_SCAN: i64 = 100;
+
+/// The lobby: tables waiting for players (of `kind` only, when given, and
+/// playing the house rules `filter` asks for), newest first. With a filter
+/// the waiting tables are read a page of [`LOBBY_SCAN`] at a time, newest
+/// first, until the page asked for is full.
 ///
 /// # Errors
-/// The database's.
-pub async fn lobby(app: &App, kind: Option<GameKind>, page: PageQuery) -> Result<Listing, Error> {
+/// The database's; a stored table that cannot be read.
+pub async fn lobby(
+    app: &App,
+    kind: Option<GameKind>,
+    filter: HouseRulesFilter,
+    page: PageQuery,
+) -> Result<Listing, Error> {
     let mut conn = app.store.acquire().await?;
     let kind = kind.map(GameKind::as_str);
-    let rows = games::lobby(&mut conn, kind, page.after, page.limit + 1).await?;
-    page.listing(rows)
+    if filter.is_empty() {
+        let rows = games::lobby(&mut conn, kind, page.after, page.limit + 1).await?;
+        return page.listing(rows);
+    }
+    let mut kept = Vec::new();
+    let mut after = page.after;
+    loop {
+        let rows = games::lobby(&mut conn, kind, after, LOBBY_SCAN).await?;
+        let more = rows.len() as i64 == LOBBY_SCAN;
+        after = rows.last().map(|row| Cursor {
+            created_at: row.created_at,
+            id: row.id,
+        });
+        for row in rows {
+            if kept.len() as i64 > page.limit {
+                break;
+            }
+            if filter.admits(&game_from_row(&row)?) {
+                kept.push(row);
+            }
+        }
+        if kept.len() as i64 > page.limit || !more {
+            break;
+        }
+    }
+    page.listing(kept)
 }
 
 /// The tables `player` sits at, newest first.

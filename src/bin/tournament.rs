@@ -19,6 +19,13 @@
 //! Its trump choice then has the counts of `TRUMP_BUDGET` without the
 //! clock, or `--trump-samples S --trump-nodes N`.
 //!
+//! `--options JSON` plays every deal under those Klaverjassen table options
+//! (the house rules of RULES.md section 3; `deals` is always 1):
+//! ```sh
+//! cargo run --release --bin tournament -- --deals 2000 \
+//!     --options '{"trump_obligation":"amsterdam","undertrump":"required"}' strong basic
+//! ```
+//!
 //! Potverteren (`--game potverteren`, see [`potverteren`]):
 //! ```sh
 //! cargo run --release --bin tournament -- --game potverteren --rounds 20000 strong basic
@@ -62,19 +69,27 @@ fn player(name: &str, budgets: Option<(Budget, Budget)>) -> Box<dyn Player<Match
     }
 }
 
-/// Plays one deal of `hands` with `a` in seats 0 and 2 and `b` in 1 and 3;
-/// returns team A's score minus team B's.
+/// The table options of every deal: `given` (a JSON object of
+/// Klaverjassen options) with `deals` 1.
+fn deal_options(given: Option<&str>) -> Options {
+    let mut options: serde_json::Value = given.map_or_else(
+        || serde_json::json!({}),
+        |text| serde_json::from_str(text).expect("--options takes a JSON object"),
+    );
+    options["deals"] = serde_json::json!(1);
+    Options::parse(GameKind::Klaverjassen, Some(options)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Plays one deal of `hands` at a table with `options`, with `a` in seats 0
+/// and 2 and `b` in 1 and 3; returns team A's score minus team B's.
 fn play_deal(
+    options: &Options,
     hands: klaverjassen::BySeat<klaverjassen::CardSet>,
     a: &dyn Player<Match>,
     b: &dyn Player<Match>,
     rng: &mut StdRng,
 ) -> i32 {
-    let options = Options::parse(
-        GameKind::Klaverjassen,
-        Some(serde_json::json!({"deals": 1})),
-    )
-    .expect("options");
+    let options = options.clone();
     let Options::Klaverjassen(rules_options) = options.clone() else {
         unreachable!()
     };
@@ -138,9 +153,13 @@ fn main() {
     let mut names = Vec::new();
     let (mut samples, mut nodes) = (None, None);
     let (mut trump_samples, mut trump_nodes) = (None, None);
+    let mut given = None;
     let mut i = 0;
     while i < args.len() {
-        if args[i] == "--deals" {
+        if args[i] == "--options" {
+            given = Some(args[i + 1].clone());
+            i += 2;
+        } else if args[i] == "--deals" {
             deals = args[i + 1].parse().expect("--deals N");
             i += 2;
         } else if args[i] == "--samples" {
@@ -176,6 +195,7 @@ fn main() {
         )
     });
     let (a, b) = (player(&first, budgets), player(&second, budgets));
+    let options = deal_options(given.as_deref());
     let started = std::time::Instant::now();
     let mut diffs = Vec::with_capacity(deals);
     for n in 0..deals {
@@ -183,9 +203,9 @@ fn main() {
         let deck = klaverjassen::shuffled_deck(&mut deck_rng, 1);
         let hands = klaverjassen::deal_from_deck(&deck, Seat(3));
         let mut rng = StdRng::seed_from_u64(1_000_000 + n as u64);
-        let straight = play_deal(hands, a.as_ref(), b.as_ref(), &mut rng);
+        let straight = play_deal(&options, hands, a.as_ref(), b.as_ref(), &mut rng);
         let mut rng = StdRng::seed_from_u64(2_000_000 + n as u64);
-        let swapped = -play_deal(hands, b.as_ref(), a.as_ref(), &mut rng);
+        let swapped = -play_deal(&options, hands, b.as_ref(), a.as_ref(), &mut rng);
         diffs.push(f64::from(straight + swapped) / 2.0);
         if (n + 1) % 100 == 0 {
             let (mean, half) = mean_and_half_width(&diffs);
@@ -199,8 +219,12 @@ fn main() {
         }
     }
     let (mean, half) = mean_and_half_width(&diffs);
+    let Options::Klaverjassen(shown) = &options else {
+        unreachable!()
+    };
     println!(
-        "{first} vs {second}: {deals} deals in duplicate; {first}'s team scores {mean:+.1} points per deal more (95% CI {:+.1} to {:+.1}); {:.0} s",
+        "{first} vs {second} ({:?}): {deals} deals in duplicate; {first}'s team scores {mean:+.1} points per deal more (95% CI {:+.1} to {:+.1}); {:.0} s",
+        shown.house_rules(),
         mean - half,
         mean + half,
         started.elapsed().as_secs_f64()

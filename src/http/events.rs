@@ -47,7 +47,8 @@ pub struct EventView {
     /// table closed after waiting too long).
     #[schema(example = "player")]
     pub by: String,
-    /// When the change was accepted.
+    /// When the change was made, to the millisecond (a computer player's
+    /// move: its time for a move after its turn fell due, docs/bots.md).
     #[schema(example = "2026-12-05T10:15:00Z")]
     pub at: chrono::DateTime<chrono::Utc>,
     /// The change: the move as made (public), plus what became public since

@@ -17,8 +17,9 @@ use crate::api::game::{GameSummary, GameView};
 use crate::api::moves::MoveSchema;
 use crate::app::answer::{Answer, OK, etag, etag_listed};
 use crate::app::change::Caller;
-use crate::app::tables::{self, NewTable, PageQuery};
+use crate::app::tables::{self, HouseRulesFilter, NewTable, PageQuery};
 use crate::app::{play, read, seats};
+use crate::rules::klaverjassen::{FourJacks, TrumpChoice, TrumpObligation, Undertrump};
 use crate::table::GameKind;
 use crate::table::Level;
 
@@ -173,6 +174,18 @@ pub struct LobbyQuery {
     /// Only tables of this game.
     #[param(value_type = Option<crate::api::game::GameKind>)]
     pub game: Option<GameKind>,
+    /// Only Klaverjassen tables with this `trump_obligation`.
+    #[param(value_type = Option<crate::api::klaverjassen::TrumpObligation>, example = "amsterdam")]
+    pub trump_obligation: Option<TrumpObligation>,
+    /// Only Klaverjassen tables with this `undertrump`.
+    #[param(value_type = Option<crate::api::klaverjassen::Undertrump>, example = "required")]
+    pub undertrump: Option<Undertrump>,
+    /// Only Klaverjassen tables with this `trump_choice`.
+    #[param(value_type = Option<crate::api::klaverjassen::TrumpChoice>, example = "pass_round")]
+    pub trump_choice: Option<TrumpChoice>,
+    /// Only Klaverjassen tables with this `four_jacks` (200 or 100).
+    #[param(value_type = Option<crate::api::options::FourJacks>, example = 100)]
+    pub four_jacks: Option<FourJacks>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// Page size, 1..100 (default 20).
@@ -180,7 +193,8 @@ pub struct LobbyQuery {
     pub limit: Option<u32>,
 }
 
-/// The lobby: tables waiting for players, newest first.
+/// The lobby: tables waiting for players, newest first; filtered by game
+/// and by the Klaverjassen house rules.
 #[utoipa::path(tag = "games", security(("bearer" = [])), params(LobbyQuery), responses(
     (status = 200, description = "A page of tables", body = Page<GameSummary>),
     Unauthenticated,
@@ -193,7 +207,13 @@ pub async fn lobby(
     query: web::Query<LobbyQuery>,
 ) -> Result<web::Json<Page<GameSummary>>, ApiError> {
     let page = PageQuery::parse(query.cursor.as_deref(), query.limit)?;
-    let listing = tables::lobby(&state.app, query.game, page).await?;
+    let filter = HouseRulesFilter {
+        trump_obligation: query.trump_obligation,
+        undertrump: query.undertrump,
+        trump_choice: query.trump_choice,
+        four_jacks: query.four_jacks,
+    };
+    let listing = tables::lobby(&state.app, query.game, filter, page).await?;
     Ok(web::Json(listing.into()))
 }
 

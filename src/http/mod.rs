@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod open_streams;
 pub mod openapi;
 pub mod page;
+pub mod play;
 pub mod players;
 pub mod problems;
 pub mod profiles;

@@ -57,7 +57,9 @@ pub fn routes(config: &mut ServiceConfig) {
 
 /// Registers the same routes as [`routes`] on a plain actix-web config,
 /// without building any OpenAPI: what each HTTP worker runs at start (the
-/// document is built once per process, see `startup`).
+/// document is built once per process, see `startup`). The page at `/play`
+/// is served beside them; it is no part of the API's document.
 pub fn serve_routes(config: &mut actix_web::web::ServiceConfig) {
     register_routes!(config, actix_web::web::scope);
+    config.configure(super::play::routes);
 }

@@ -16,15 +16,19 @@
 //! due before it would look anyway, on a jump of a hand-moved clock, and
 //! polls every second as a fallback.
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::task::{JoinError, JoinSet};
 use uuid::Uuid;
 
 use crate::app::blocking::off_the_workers;
-use crate::app::commit::{Event, after_commit, record_change};
+use crate::app::commit::{By, Event, after_commit, record_change};
 use crate::app::context::App;
 use crate::app::error::Error;
 use crate::app::play::{computer_move, seat_move};
+use crate::clock::{sleep_until, whole_millis};
 use crate::rules::Seat;
 use crate::store::games;
 use crate::store::record::game_from_row;
@@ -33,24 +37,30 @@ use crate::table::{Game, Level, Move};
 
 /// How often an idle runner looks for due work without being woken.
 const POLL: Duration = Duration::from_secs(1);
-/// Games picked per round.
+/// New games picked per round.
 const BATCH: i64 = 16;
+/// How many games an instance works on at once. Most of them wait for
+/// their computer player's time; the players that think share the cores,
+/// each within its own time limit.
+const IN_FLIGHT: usize = 64;
 /// How often a move is decided afresh after losing a race for the game.
 const ATTEMPTS: usize = 8;
 
-/// Runs until the server shuts down. The move in hand is finished first.
+/// Runs until the server shuts down. The moves in hand are finished first.
 pub async fn run(app: App) {
     let jumps = app.clock.jumps();
+    let mut in_flight = InFlight::default();
     while !app.notifier.is_shutting_down() {
         app.notifier.scheduler_awake();
-        let busy = match round(&app).await {
-            Ok(busy) => busy,
+        in_flight.forget_finished();
+        let started = match round(&app, &mut in_flight).await {
+            Ok(started) => started,
             Err(error) => {
                 tracing::warn!(%error, "scheduler round failed");
                 false
             }
         };
-        if busy {
+        if started {
             continue;
         }
         let wait = async {
@@ -69,18 +79,76 @@ pub async fn run(app: App) {
             _ = app.notifier.work.notified() => {}
             _ = wait => {}
             _ = tokio::time::sleep(sleep) => {}
+            _ = in_flight.one_finished() => {}
+        }
+    }
+    in_flight.all_finished().await;
+}
+
+/// The games this instance works on, each in a task of its own.
+#[derive(Default)]
+struct InFlight {
+    tasks: JoinSet<()>,
+    games: HashMap<tokio::task::Id, Uuid>,
+}
+
+impl InFlight {
+    fn holds(&self, game: Uuid) -> bool {
+        self.games.values().any(|held| *held == game)
+    }
+
+    fn is_full(&self) -> bool {
+        self.games.len() >= IN_FLIGHT
+    }
+
+    /// Starts working on game `id`.
+    fn start(&mut self, app: &App, id: Uuid) {
+        let app = app.clone();
+        let task = self.tasks.spawn(async move { work_on(&app, id).await });
+        self.games.insert(task.id(), id);
+    }
+
+    fn finished(&mut self, done: Result<(tokio::task::Id, ()), JoinError>) {
+        let task = match done {
+            Ok((task, ())) => task,
+            Err(error) => {
+                tracing::error!(%error, "automatic move task failed");
+                error.id()
+            }
+        };
+        self.games.remove(&task);
+    }
+
+    fn forget_finished(&mut self) {
+        while let Some(done) = self.tasks.try_join_next_with_id() {
+            self.finished(done);
+        }
+    }
+
+    /// Returns when one game's task ends; never, with none in flight.
+    async fn one_finished(&mut self) {
+        match self.tasks.join_next_with_id().await {
+            Some(done) => self.finished(done),
+            None => std::future::pending().await,
+        }
+    }
+
+    async fn all_finished(&mut self) {
+        while let Some(done) = self.tasks.join_next_with_id().await {
+            self.finished(done);
         }
     }
 }
 
-/// How long to sleep with nothing due: until the next due work on a
-/// running clock, at most [`POLL`].
+/// How long to sleep with nothing new due: until the next work due later
+/// on a running clock, at most [`POLL`]. (Work due already is in hand, or
+/// waits for a game in hand to finish.)
 async fn idle_wait(app: &App) -> Duration {
+    let now = app.clock.now_micros();
     let next = match app.store.acquire().await {
-        Ok(mut conn) => games::next_due(&mut conn).await.ok().flatten(),
+        Ok(mut conn) => games::next_due_after(&mut conn, now).await.ok().flatten(),
         Err(_) => None,
     };
-    let now = app.clock.now_micros();
     match next {
         Some(due) if app.clock.jumps().is_none() => {
             Duration::from_micros(due.saturating_sub(now).max(1) as u64).min(POLL)
@@ -101,21 +169,81 @@ pub async fn lag_seconds(app: &App) -> Result<f64, Error> {
     Ok(next.map_or(0.0, |due| (now - due).max(0) as f64 / 1e6))
 }
 
-/// One round: the due games, one automatic move each. True when there was
-/// work, so the runner goes on at once.
-async fn round(app: &App) -> Result<bool, Error> {
+/// One round: starts work on the due games not in hand yet. True when it
+/// started some, so the runner looks again at once.
+async fn round(app: &App, in_flight: &mut InFlight) -> Result<bool, Error> {
     let now = app.clock.now_micros();
     let mut tx = app.store.begin_write().await?;
-    let due = games::due(&mut tx, app.store.backend(), now, BATCH).await?;
+    let limit = BATCH + in_flight.games.len() as i64;
+    let due = games::due(&mut tx, app.store.backend(), now, limit).await?;
     tx.commit().await?;
-    let mut progressed = false;
+    let mut started = false;
     for id in due {
-        if app.notifier.is_shutting_down() {
+        if app.notifier.is_shutting_down() || in_flight.is_full() {
             break;
         }
-        progressed |= step(app, id).await?;
+        if !in_flight.holds(id) {
+            in_flight.start(app, id);
+            started = true;
+        }
     }
-    Ok(progressed)
+    Ok(started)
+}
+
+/// Makes the automatic move due on game `id`. A game that fails is left
+/// alone for a while (it stays due), not tried again at once.
+async fn work_on(app: &App, id: Uuid) {
+    if let Err(error) = step(app, id).await {
+        tracing::warn!(%error, game = %id, "automatic move failed");
+        tokio::select! {
+            () = tokio::time::sleep(POLL) => {}
+            () = app.notifier.shutting_down() => {}
+        }
+    }
+}
+
+/// When a computer player's move is made: `bot_move` after it fell `due`,
+/// or, if it was `picked` up more than half of `bot_move` late (an instance
+/// that was busy or down), `bot_move / 2` after it was picked up, so that
+/// the player has that long at least. Either way the time does not depend
+/// on how long the player thinks. Whole milliseconds.
+fn move_time(due: i64, picked: i64, bot_move: i64) -> i64 {
+    whole_millis(due.max(picked - bot_move / 2) + bot_move)
+}
+
+/// A computer player's decision on `game`, given at `at`, the time its
+/// move is made: its own if it decides by then, else the `basic` player's
+/// (counted in `bot_moves_over_budget`; the unfinished decision ends within
+/// its own time limit, unheeded), so that the time never shows how long it
+/// thought. `None` if the server stops meanwhile: the move is not made here
+/// (the game stays due).
+async fn decide_by(
+    app: &App,
+    game: Arc<Game>,
+    work: Work,
+    at: i64,
+) -> Result<Option<Option<Decision>>, Error> {
+    let thinking = {
+        let (game, work) = (Arc::clone(&game), work.clone());
+        off_the_workers(move || decide(&game, work))
+    };
+    let decision = tokio::select! {
+        biased;
+        decided = thinking => decided?,
+        () = sleep_until(&*app.clock, at) => {
+            app.metrics.count_bot_move_over_budget();
+            let basic = match work {
+                Work::Bot(seat, _) => Work::Bot(seat, Level::Basic),
+                other => other,
+            };
+            return Ok(Some(decide(&game, basic)));
+        }
+        () = app.notifier.shutting_down() => return Ok(None),
+    };
+    tokio::select! {
+        () = sleep_until(&*app.clock, at) => Ok(Some(decision)),
+        () = app.notifier.shutting_down() => Ok(None),
+    }
 }
 
 /// What the scheduler decided to do to a game.
@@ -129,31 +257,42 @@ enum Decision {
     },
 }
 
-/// Decides and applies one automatic move on game `id`. True when the game
-/// changed (or its stale mark was cleared).
-async fn step(app: &App, id: Uuid) -> Result<bool, Error> {
+/// Decides and applies one automatic move on game `id`.
+async fn step(app: &App, id: Uuid) -> Result<(), Error> {
     let backend = app.store.backend();
     for _ in 0..ATTEMPTS {
         let row = {
             let mut conn = app.store.acquire().await?;
             games::load(&mut conn, backend, id, false).await?
         };
-        let Some(row) = row else { return Ok(false) };
+        let Some(row) = row else { return Ok(()) };
         let now = app.clock.now_micros();
-        if row.due_at.is_none_or(|due| due > now) {
-            return Ok(false);
-        }
-        let game = game_from_row(&row)?;
+        let Some(due) = row.due_at.filter(|due| *due <= now) else {
+            return Ok(());
+        };
+        let game = Arc::new(game_from_row(&row)?);
         let deadline = game.deadline;
+        let work = game.due_work(row.created_at, now);
         // Decided from the version read, with no lock and no transaction
         // held: the move is applied below only if that version still holds.
-        let decision = match game.due_work(row.created_at, now) {
-            Some(work) => off_the_workers(move || decide(&game, work)).await?,
-            None => None,
+        // A computer player's move is made at its time for a move.
+        let (decision, at) = match work {
+            Some(work @ Work::Bot(..)) if app.bot_move > 0 => {
+                let at = move_time(due, now, app.bot_move);
+                match decide_by(app, game, work, at).await? {
+                    Some(decision) => (decision, at),
+                    None => return Ok(()),
+                }
+            }
+            Some(work) => {
+                let decision = off_the_workers(move || decide(&game, work)).await?;
+                (decision, app.now())
+            }
+            None => (None, app.now()),
         };
         let mut tx = app.store.begin_write().await?;
         let Some(locked) = games::load(&mut tx, backend, id, true).await? else {
-            return Ok(false);
+            return Ok(());
         };
         if locked.version != row.version {
             // Someone moved meanwhile: decide again on the new game.
@@ -164,7 +303,7 @@ async fn step(app: &App, id: Uuid) -> Result<bool, Error> {
             // clock's deadline, if it still runs.
             games::set_due(&mut tx, id, deadline.filter(|d| *d > now)).await?;
             tx.commit().await?;
-            return Ok(true);
+            return Ok(());
         };
         let mut game = game_from_row(&locked)?;
         let (event, actor, player) = match decision {
@@ -191,22 +330,14 @@ async fn step(app: &App, id: Uuid) -> Result<bool, Error> {
                 (event, actor, player)
             }
         };
-        let due_at = record_change(
-            app,
-            &mut tx,
-            &mut game,
-            &locked,
-            &event,
-            player,
-            Some(actor),
-        )
-        .await?;
+        let by = By::Scheduler { actor, player, at };
+        let due_at = record_change(app, &mut tx, &mut game, &locked, &event, by).await?;
         tx.commit().await?;
         let counted = (event.kind != "abandoned").then_some(actor);
         after_commit(app, &game, &event, due_at, counted);
-        return Ok(true);
+        return Ok(());
     }
-    Ok(false)
+    Ok(())
 }
 
 /// The move for `work`, decided from the seat's own view only.
@@ -232,4 +363,23 @@ fn decide(game: &Game, work: Work) -> Option<Decision> {
         actor,
         away,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::move_time;
+
+    /// A computer player's move is made its time for a move after it fell
+    /// due, whenever in that time it was picked up and however long it
+    /// thought; picked up late, that long after it was picked up.
+    #[test]
+    fn a_computer_players_move_is_made_its_time_after_it_fell_due() {
+        let (due, bot_move) = (1_000_000_000, 400_000);
+        for picked in [due, due + 3_000, due + 200_000] {
+            assert_eq!(move_time(due, picked, bot_move), due + bot_move);
+        }
+        let late = due + 5_000_000;
+        assert_eq!(move_time(due, late, bot_move), late + 200_000);
+        assert_eq!(move_time(due + 123, due + 123, 0), due);
+    }
 }

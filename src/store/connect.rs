@@ -6,8 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{ConnectOptions, Connection};
+use sqlx::pool::PoolConnectionMetadata;
+use sqlx::{AnyConnection, ConnectOptions, Connection};
 
+use super::primary::Primary;
 use super::retry::unavailable;
 use super::{Backend, MIGRATOR, Store, WorkerPools, sqlite};
 use crate::config::Database;
@@ -38,14 +40,53 @@ pub(super) fn pool_options(max: u32, acquire_timeout: Duration) -> AnyPoolOption
         .max_lifetime(None)
         .acquire_timeout(acquire_timeout)
         .test_before_acquire(false)
-        .before_acquire(|conn, meta| {
+        .before_acquire(|conn, meta| Box::pin(ping_if_idle(conn, meta)))
+}
+
+/// Pool options of a Postgres pool: [`pool_options`], each new connection
+/// checked to be as `target_session_attrs` asks ([`Primary::check_new`]),
+/// and a connection opened before the server written to was lost closed
+/// instead of handed out.
+pub(super) fn postgres_pool_options(
+    primary: &Arc<Primary>,
+    max: u32,
+    acquire_timeout: Duration,
+) -> AnyPoolOptions {
+    let checked = Arc::downgrade(primary);
+    let handed = Arc::downgrade(primary);
+    pool_options(max, acquire_timeout)
+        .after_connect(move |conn, _| {
+            let primary = checked.upgrade();
             Box::pin(async move {
-                if meta.idle_for >= PING_IDLE_AFTER {
-                    conn.ping().await?;
+                match primary {
+                    Some(primary) => primary.check_new(conn).await,
+                    None => Ok(()),
                 }
-                Ok(true)
             })
         })
+        .before_acquire(move |conn, meta| {
+            let stale = handed
+                .upgrade()
+                .is_some_and(|primary| primary.opened_before_lost(meta.age));
+            Box::pin(async move {
+                if stale {
+                    return Ok(false);
+                }
+                ping_if_idle(conn, meta).await
+            })
+        })
+}
+
+/// A pooled connection idle for [`PING_IDLE_AFTER`] or longer is pinged
+/// before it is handed out (a broken one is closed and another taken).
+pub(super) async fn ping_if_idle(
+    conn: &mut AnyConnection,
+    meta: PoolConnectionMetadata,
+) -> Result<bool, sqlx::Error> {
+    if meta.idle_for >= PING_IDLE_AFTER {
+        conn.ping().await?;
+    }
+    Ok(true)
 }
 
 impl Store {
@@ -61,23 +102,27 @@ impl Store {
         acquire_timeout: Duration,
     ) -> Result<Store, sqlx::Error> {
         sqlx::any::install_default_drivers();
-        let (url, backend, max) = match database {
+        // Postgres: the server of `DATABASE_URL`'s list that takes writes
+        // (see `primary`); every pool of the store follows it.
+        let pools = Arc::new(Mutex::new(Vec::new()));
+        let (primary, backend, max) = match database {
             Database::Postgres(url) => {
-                (url.expose().to_owned(), Backend::Postgres, MAIN_CONNECTIONS)
+                let primary = Primary::new(url.expose(), Arc::clone(&pools))?;
+                primary.find_at_start(STARTUP_WAIT).await?;
+                create_missing_database(&primary.url()).await?;
+                (Some(primary), Backend::Postgres, MAIN_CONNECTIONS)
             }
-            Database::Sqlite(path) => (
-                format!("sqlite://{path}?mode=rwc"),
-                Backend::Sqlite,
-                SQLITE_READERS,
-            ),
+            Database::Sqlite(_) => (None, Backend::Sqlite, SQLITE_READERS),
         };
-        if backend == Backend::Postgres {
-            create_missing_database(&url).await?;
-        }
-        let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
-        if backend == Backend::Sqlite {
-            sqlite::turn_on_wal(&options).await?;
-        }
+        let sqlite_options = match database {
+            Database::Sqlite(path) => {
+                let options = AnyConnectOptions::from_str(&format!("sqlite://{path}?mode=rwc"))?
+                    .disable_statement_logging();
+                sqlite::turn_on_wal(&options).await?;
+                Some(options)
+            }
+            Database::Postgres(_) => None,
+        };
         // A socket belongs to the runtime that opened it. This pool's
         // connections are opened here, on the main runtime, and kept (no
         // idle or lifetime expiry), for the work of the main runtime; on
@@ -86,17 +131,22 @@ impl Store {
         // whoever asks next.
         let started = std::time::Instant::now();
         let pool = loop {
-            let opened = pool_options(max, acquire_timeout)
+            let (options, connect_options) = match (&primary, &sqlite_options) {
+                (Some(primary), _) => (
+                    postgres_pool_options(primary, max, acquire_timeout),
+                    primary.options(),
+                ),
+                (None, Some(options)) => (
+                    pool_options(max, acquire_timeout).after_connect(|conn, _| {
+                        Box::pin(async move { sqlite::set_pragmas(conn).await })
+                    }),
+                    options.clone(),
+                ),
+                (None, None) => unreachable!("a database is Postgres or SQLite"),
+            };
+            let opened = options
                 .min_connections(max)
-                .after_connect(move |conn, _| {
-                    Box::pin(async move {
-                        if backend == Backend::Sqlite {
-                            sqlite::set_pragmas(conn).await?;
-                        }
-                        Ok(())
-                    })
-                })
-                .connect_with(options.clone())
+                .connect_with(connect_options)
                 .await;
             match opened {
                 Ok(pool) => break pool,
@@ -109,28 +159,26 @@ impl Store {
         };
         // SQLite writes go through one connection of their own (see
         // `Store::writer`); the pool above serves reads, which WAL never blocks.
-        let writer = match backend {
-            Backend::Sqlite => {
+        let writer = match &sqlite_options {
+            Some(options) => {
                 let checkpoints = Arc::default();
-                Some(sqlite::writer(&options, &pool, acquire_timeout, checkpoints).await?)
+                Some(sqlite::writer(options, &pool, acquire_timeout, checkpoints).await?)
             }
-            Backend::Postgres => None,
+            None => None,
         };
         MIGRATOR.run(&pool).await?;
-        let postgres_url = match database {
-            Database::Postgres(url) => Some(url.clone()),
-            Database::Sqlite(_) => None,
-        };
-        let worker_pools = (backend == Backend::Postgres).then(|| WorkerPools {
-            options,
-            acquire_timeout,
-            opened: Arc::new(Mutex::new(vec![pool.clone()])),
+        let worker_pools = primary.map(|primary| {
+            primary.adopt(&pool);
+            WorkerPools {
+                primary,
+                acquire_timeout,
+                opened: pools,
+            }
         });
         let store = Store {
             pool,
             writer,
             backend,
-            postgres_url,
             worker_pools,
         };
         let split = store.split_old_layout().await?;

@@ -3,8 +3,8 @@
 use sqlx::{AnyConnection, Row};
 use uuid::Uuid;
 
+use super::id_text;
 use super::players::parse_uuid;
-use super::{id_text, now_micros};
 
 /// One accepted change to a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,7 +19,8 @@ pub struct EventRow {
     pub kind: String,
     /// The change, JSON, unredacted: the HTTP layer redacts it per caller.
     pub payload: String,
-    /// When it was accepted, Unix microseconds.
+    /// When it was made, Unix microseconds: the change's own time (whole
+    /// milliseconds), given by the application.
     pub created_at: i64,
     /// Who made it: `None` (a player), `bot` or `clock`.
     pub actor: Option<String>,
@@ -53,8 +54,8 @@ pub async fn append(
 }
 
 /// Binds `event`'s fields after the game's id, in the order of
-/// [`event_columns`]: `seq`, `player_id`, `seat`, `kind`, `payload`, `created_at`
-/// (now if 0), `actor`.
+/// [`event_columns`]: `seq`, `player_id`, `seat`, `kind`, `payload`, `created_at`,
+/// `actor`.
 pub(super) fn bind_fields<'q>(
     query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
     event: &'q EventRow,
@@ -65,11 +66,7 @@ pub(super) fn bind_fields<'q>(
         .bind(event.seat.map(i64::from))
         .bind(&event.kind)
         .bind(&event.payload)
-        .bind(if event.created_at == 0 {
-            now_micros()
-        } else {
-            event.created_at
-        })
+        .bind(event.created_at)
         .bind(event.actor.clone())
 }
 

@@ -11,37 +11,45 @@ use sqlx::AnyConnection;
 use sqlx::postgres::PgListener;
 use uuid::Uuid;
 
+use super::Store;
 use crate::notify::{LISTEN_GRACE, Notifier};
 
 /// The channel changes are announced on, as `<game id>:<version>`.
 pub const CHANNEL: &str = "kaarttafel_games";
 
-/// Listens while someone waits, until the notifier shuts down.
-pub async fn run(url: String, notifier: Arc<Notifier>) {
+/// Listens while someone waits, until the notifier shuts down. The
+/// connection goes to the server `store` writes to, and moves with it.
+pub async fn run(store: Store, notifier: Arc<Notifier>) {
     notifier.expect_listener();
     while !notifier.is_shutting_down() {
         notifier.someone_waits().await;
-        listen_while_waited_for(&url, &notifier).await;
+        listen_while_waited_for(&store, &notifier).await;
     }
 }
 
 /// Listens until nobody has waited for [`LISTEN_GRACE`] (or on shutdown),
 /// then closes the connection.
-async fn listen_while_waited_for(url: &str, notifier: &Notifier) {
+async fn listen_while_waited_for(store: &Store, notifier: &Notifier) {
     tokio::select! {
-        () = listen(url, notifier) => {}
+        () = listen(store, notifier) => {}
         () = notifier.nobody_waits_for(LISTEN_GRACE) => {}
     }
     notifier.set_listening(false);
 }
 
-/// Listens, reconnecting after failures, until shutdown.
-async fn listen(url: &str, notifier: &Notifier) {
+/// Listens, reconnecting after failures and when the server written to
+/// changes (notifications are sent there), until shutdown.
+async fn listen(store: &Store, notifier: &Notifier) {
+    let Some(mut moved) = store.postgres_changes() else {
+        return;
+    };
     while !notifier.is_shutting_down() {
-        let mut listener = match connect(url).await {
+        moved.mark_unchanged();
+        let mut listener = match connect(store).await {
             Ok(listener) => listener,
             Err(error) => {
                 tracing::warn!(%error, "LISTEN connection failed; retrying");
+                store.lost();
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
@@ -50,7 +58,15 @@ async fn listen(url: &str, notifier: &Notifier) {
         // Whatever was announced before this connection listened is missed.
         notifier.recheck_all();
         loop {
-            match listener.try_recv().await {
+            let received = tokio::select! {
+                received = listener.try_recv() => received,
+                _ = moved.changed() => {
+                    tracing::info!("LISTEN moves to the database server that takes writes");
+                    notifier.set_listening(false);
+                    break;
+                }
+            };
+            match received {
                 Ok(Some(notification)) => {
                     if let Some(player) = parse_sign_out(notification.payload()) {
                         notifier.signed_out(player);
@@ -60,11 +76,16 @@ async fn listen(url: &str, notifier: &Notifier) {
                     }
                 }
                 Ok(None) => {
-                    tracing::warn!("LISTEN connection lost; reconnected, re-checking every stream");
-                    notifier.recheck_all();
+                    // Reconnected here, to the server written to now, which
+                    // re-checks every stream.
+                    tracing::warn!("LISTEN connection lost; reconnecting");
+                    store.lost();
+                    notifier.set_listening(false);
+                    break;
                 }
                 Err(error) => {
                     tracing::warn!(%error, "LISTEN failed; reconnecting");
+                    store.lost();
                     notifier.set_listening(false);
                     break;
                 }
@@ -73,8 +94,11 @@ async fn listen(url: &str, notifier: &Notifier) {
     }
 }
 
-async fn connect(url: &str) -> Result<PgListener, sqlx::Error> {
-    let mut listener = PgListener::connect(url).await?;
+async fn connect(store: &Store) -> Result<PgListener, sqlx::Error> {
+    let url = store
+        .postgres_url()
+        .ok_or_else(|| sqlx::Error::Configuration("LISTEN needs Postgres".into()))?;
+    let mut listener = PgListener::connect(&url).await?;
     listener.listen(CHANNEL).await?;
     Ok(listener)
 }

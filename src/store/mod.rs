@@ -17,6 +17,7 @@ pub mod idempotency;
 pub mod layout;
 pub mod listen;
 pub mod players;
+pub mod primary;
 pub mod record;
 pub mod retry;
 pub mod settings;
@@ -27,7 +28,6 @@ mod testing;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sqlx::any::AnyConnectOptions;
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool};
 use uuid::Uuid;
@@ -64,17 +64,16 @@ pub struct Store {
     /// `None` on Postgres, where rows are locked one by one.
     writer: Option<AnyPool>,
     backend: Backend,
-    postgres_url: Option<crate::config::Secret>,
     /// Postgres: how an HTTP worker opens a pool of its own
     /// ([`Store::for_worker`]). `None` on SQLite.
     worker_pools: Option<WorkerPools>,
 }
 
-/// The recipe of the HTTP workers' pools (Postgres), and every pool
-/// opened so far, for the connection gauges.
+/// The recipe of the HTTP workers' pools (Postgres): the server that
+/// takes writes, and every pool opened so far, for the connection gauges.
 #[derive(Clone, Debug)]
 struct WorkerPools {
-    options: AnyConnectOptions,
+    primary: Arc<primary::Primary>,
     acquire_timeout: Duration,
     /// The main runtime's pool first, then each worker's.
     opened: Arc<Mutex<Vec<AnyPool>>>,
@@ -107,9 +106,9 @@ impl Store {
         let max = WORKER_CONNECTIONS
             .div_ceil(workers)
             .max(MIN_WORKER_CONNECTIONS);
-        let pool = connect::pool_options(max, recipe.acquire_timeout)
-            .connect_lazy_with(recipe.options.clone());
-        lock(&recipe.opened).push(pool.clone());
+        let pool = connect::postgres_pool_options(&recipe.primary, max, recipe.acquire_timeout)
+            .connect_lazy_with(recipe.primary.options());
+        recipe.primary.adopt(&pool);
         Store {
             pool,
             ..self.clone()
@@ -124,8 +123,16 @@ impl Store {
                 .chain(self.writer.clone())
                 .collect(),
         };
+        // sqlx counts idle connections in an atomic: a connection given back
+        // can be taken, and counted out, before it is counted in, so the
+        // count is briefly below zero (a huge usize). Taken at most the
+        // pool's size.
         pools.iter().fold((0, 0), |(size, idle), pool| {
-            (size + pool.size(), idle + pool.num_idle())
+            let pool_idle = pool.num_idle().min(pool.size() as usize);
+            (
+                size.saturating_add(pool.size()),
+                idle.saturating_add(pool_idle),
+            )
         })
     }
 
@@ -134,9 +141,23 @@ impl Store {
         self.backend
     }
 
-    /// The Postgres URL, for the `LISTEN` connection (None on SQLite).
-    pub fn postgres_url(&self) -> Option<&str> {
-        self.postgres_url.as_ref().map(|url| url.expose())
+    /// The URL of the Postgres server that takes writes, for a connection
+    /// of its own such as `LISTEN` (None on SQLite).
+    pub fn postgres_url(&self) -> Option<String> {
+        Some(self.worker_pools.as_ref()?.primary.url())
+    }
+
+    /// Postgres: a receiver that sees each change of the server written to.
+    pub fn postgres_changes(&self) -> Option<tokio::sync::watch::Receiver<usize>> {
+        Some(self.worker_pools.as_ref()?.primary.changes())
+    }
+
+    /// Postgres: something failed in a way a lost server explains, so look
+    /// for the server that takes writes again ([`primary`]).
+    pub fn lost(&self) {
+        if let Some(recipe) = &self.worker_pools {
+            recipe.primary.lost();
+        }
     }
 
     /// The pool reads are served from.
@@ -148,13 +169,18 @@ impl Store {
     /// it out (the server restarted under an idle pool) is retried once:
     /// nothing was sent yet, so nothing changed.
     pub async fn acquire(&self) -> Result<PoolConnection<Any>, sqlx::Error> {
-        match self.pool.acquire().await {
+        let acquired = match self.pool.acquire().await {
             Err(error) if retryable(&error) => {
                 tracing::warn!(%error, "retrying a broken database connection once");
+                self.lost();
                 self.pool.acquire().await
             }
             other => other,
+        };
+        if acquired.as_ref().is_err_and(unavailable) {
+            self.lost();
         }
+        acquired
     }
 
     /// A connection and what `read`, the request's first statement, read
@@ -173,8 +199,16 @@ impl Store {
             match read(&mut conn).await {
                 Ok(answer) => return Ok((conn, answer)),
                 // Closed before the next is asked for.
-                Err(error) if retry_broken(&error, &mut tries) => conn.close_on_drop(),
-                Err(error) => return Err(error),
+                Err(error) if retry_broken(&error, &mut tries) => {
+                    self.lost();
+                    conn.close_on_drop();
+                }
+                Err(error) => {
+                    if unavailable(&error) {
+                        self.lost();
+                    }
+                    return Err(error);
+                }
             }
         }
     }
@@ -193,8 +227,14 @@ impl Store {
                 None => self.pool.begin().await,
             };
             match begun {
-                Err(error) if retry_broken(&error, &mut tries) => {}
-                other => return other,
+                Err(error) if retry_broken(&error, &mut tries) => self.lost(),
+                Err(error) => {
+                    if unavailable(&error) {
+                        self.lost();
+                    }
+                    return Err(error);
+                }
+                ok => return ok,
             }
         }
     }

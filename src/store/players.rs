@@ -107,12 +107,18 @@ pub async fn next_token_generation(
     conn: &mut AnyConnection,
     id: Uuid,
 ) -> Result<Option<i64>, sqlx::Error> {
-    let row = sqlx::query(
+    // Read to its end, not to its first row: outside a transaction the
+    // statement commits after its row is sent, and a sign-out must not be
+    // answered before it is committed (a server shutting down for a
+    // failover in between would undo it).
+    let rows = sqlx::query(
         "UPDATE players SET token_generation = token_generation + 1 WHERE id = $1 \
          RETURNING token_generation",
     )
     .bind(id_text(id))
-    .fetch_optional(conn)
+    .fetch_all(conn)
     .await?;
-    row.map(|r| r.try_get("token_generation")).transpose()
+    rows.first()
+        .map(|r| r.try_get("token_generation"))
+        .transpose()
 }

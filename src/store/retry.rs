@@ -6,6 +6,16 @@
 /// [`Store::acquire_with`](super::Store::acquire_with)).
 pub const BROKEN_RETRIES: usize = 3;
 
+/// SQLSTATE `read_only_sql_transaction`: a write sent to a server that
+/// takes none.
+pub const READ_ONLY_SQL_TRANSACTION: &str = "25006";
+
+/// Whether `error` is a write refused by a read-only server.
+pub fn is_read_only(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(db)
+        if db.code().as_deref() == Some(READ_ONLY_SQL_TRANSACTION))
+}
+
 /// Whether `error` means the database is away or going away (a timed-out
 /// wait for a connection, a broken or refused connection, a server shutting
 /// down or starting up) rather than a fault of the request or of the code.
@@ -18,8 +28,12 @@ pub fn unavailable(error: &sqlx::Error) -> bool {
         | sqlx::Error::WorkerCrashed => true,
         sqlx::Error::Database(db) => db.code().is_some_and(|code| {
             // Postgres: class 08 connection exception, 57P01..57P03 shutdown
-            // and startup, 53300 too many connections.
-            code.starts_with("08") || code.starts_with("57P0") || code == "53300"
+            // and startup, 53300 too many connections, 25006 a write sent
+            // to a server that became read-only (a failover under way).
+            code.starts_with("08")
+                || code.starts_with("57P0")
+                || code == "53300"
+                || code == READ_ONLY_SQL_TRANSACTION
         }),
         _ => false,
     }
@@ -59,5 +73,52 @@ mod tests {
         assert!(!retry_broken(&sqlx::Error::PoolTimedOut, &mut 0));
         assert!(unavailable(&sqlx::Error::PoolTimedOut));
         assert!(!unavailable(&sqlx::Error::RowNotFound));
+    }
+
+    #[test]
+    fn a_write_refused_by_a_read_only_server_means_the_database_is_away() {
+        let read_only = sqlx::Error::Database(Box::new(Refused(READ_ONLY_SQL_TRANSACTION)));
+        assert!(is_read_only(&read_only));
+        assert!(unavailable(&read_only), "answered 503, not 500");
+        let other = sqlx::Error::Database(Box::new(Refused("23505")));
+        assert!(!is_read_only(&other) && !unavailable(&other));
+    }
+
+    /// A database error with only a SQLSTATE.
+    #[derive(Debug)]
+    struct Refused(&'static str);
+
+    impl std::fmt::Display for Refused {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "refused with {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Refused {}
+
+    impl sqlx::error::DatabaseError for Refused {
+        fn message(&self) -> &str {
+            "refused"
+        }
+
+        fn code(&self) -> Option<std::borrow::Cow<'_, str>> {
+            Some(self.0.into())
+        }
+
+        fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+
+        fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+
+        fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+            self
+        }
+
+        fn kind(&self) -> sqlx::error::ErrorKind {
+            sqlx::error::ErrorKind::Other
+        }
     }
 }

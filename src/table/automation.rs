@@ -35,7 +35,18 @@ impl Game {
     /// player acts). `created_at` is the table's creation time. Without
     /// `restart_clock` a deadline already running is kept (a change that
     /// leaves the game where it was, such as a seat's seed).
-    pub fn schedule(&mut self, created_at: i64, now: i64, restart_clock: bool) -> Option<i64> {
+    ///
+    /// A computer player has `bot_move` (microseconds) for its move, which
+    /// is made `bot_move` after it falls due: its turn falls due so that
+    /// the move comes the table's `bot_delay_ms` after `now`, or `bot_move`
+    /// after if that is longer ([`Game::bot_due`]).
+    pub fn schedule(
+        &mut self,
+        created_at: i64,
+        now: i64,
+        restart_clock: bool,
+        bot_move: i64,
+    ) -> Option<i64> {
         let running = self.deadline.filter(|_| !restart_clock);
         self.deadline = None;
         match self.status {
@@ -50,7 +61,7 @@ impl Game {
             let at = if self.away[seat.index()] {
                 now
             } else if self.bot_in(seat).is_some() {
-                now + i64::from(self.table.bot_delay_ms) * 1000
+                self.bot_due(now, bot_move)
             } else {
                 people = true;
                 continue;
@@ -63,6 +74,14 @@ impl Game {
             due = Some(due.map_or(deadline, |d| d.min(deadline)));
         }
         due
+    }
+
+    /// When a computer player whose turn came at `now` starts deciding: its
+    /// move, made `bot_move` later, comes the table's `bot_delay_ms` after
+    /// `now`, or `bot_move` after `now` if that is longer.
+    fn bot_due(&self, now: i64, bot_move: i64) -> i64 {
+        let delay = i64::from(self.table.bot_delay_ms) * 1000;
+        now + (delay - bot_move).max(0)
     }
 
     /// The automatic work due at `now`, if any.
@@ -128,5 +147,58 @@ impl Game {
         if let Some(away) = self.away.get_mut(seat.index()) {
             *away = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    use uuid::Uuid;
+
+    use crate::table::{Game, GameKind, Level, SeatedPlayer, TableOptions};
+
+    /// A Klaverjassen table of one person (seat 0) and three computer
+    /// players, the one in seat 1 dealing first.
+    fn table_with_a_bot_dealing(bot_delay_ms: u32) -> Game {
+        let chosen = serde_json::json!({"first_dealer": 1, "bot_delay_ms": bot_delay_ms});
+        let (options, table) =
+            TableOptions::parse_with(GameKind::Klaverjassen, Some(chosen)).unwrap();
+        let player = |i: u8, bot| SeatedPlayer {
+            id: Uuid::from_u128(u128::from(i) + 1),
+            name: format!("player {i}"),
+            bot,
+        };
+        let mut game = Game::create(
+            Uuid::new_v4(),
+            GameKind::Klaverjassen,
+            options,
+            table,
+            player(0, None),
+            None,
+            &mut StdRng::seed_from_u64(1),
+        )
+        .unwrap();
+        for i in 1..4 {
+            game.join(player(i, Some(Level::Strong)), None).unwrap();
+        }
+        game
+    }
+
+    /// A computer player's move is made `bot_move` after its turn falls
+    /// due: with a table delay longer than that, it falls due so that the
+    /// move still comes the delay after the change; with a shorter one, the
+    /// move comes `bot_move` after the change.
+    #[test]
+    fn a_computer_players_move_comes_the_tables_delay_after_its_turn_or_its_time_for_a_move_if_longer()
+     {
+        let (now, bot_move) = (1_000_000_000, 400_000);
+        for (delay_ms, move_after) in [(800, 800_000), (400, 400_000), (0, 400_000)] {
+            let mut game = table_with_a_bot_dealing(delay_ms);
+            let due = game.schedule(now, now, true, bot_move);
+            assert_eq!(due, Some(now + move_after - bot_move), "delay {delay_ms}");
+        }
+        let mut game = table_with_a_bot_dealing(800);
+        assert_eq!(game.schedule(now, now, true, 0), Some(now + 800_000));
     }
 }

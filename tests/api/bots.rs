@@ -145,12 +145,10 @@ async fn create(app: &TestApp, host: &Player, body: Value) -> Value {
     answer.body
 }
 
-/// The event log is complete: seq 1..=version with no gap, and every entry
-/// names who made it.
-async fn assert_event_log_complete(app: &TestApp, id: &str, player: &Player, version: i64) {
+/// Game `id`'s whole event log as `player` reads it, oldest first.
+async fn event_log(app: &TestApp, id: &str, player: &Player) -> Vec<Value> {
     let mut after = 0;
-    let mut seqs = Vec::new();
-    let mut by_bot = 0;
+    let mut log = Vec::new();
     loop {
         let answer = app
             .send(
@@ -162,17 +160,25 @@ async fn assert_event_log_complete(app: &TestApp, id: &str, player: &Player, ver
             .await;
         let events = answer.body["events"].as_array().unwrap().clone();
         if events.is_empty() {
-            break;
+            return log;
         }
-        for event in &events {
-            seqs.push(event["seq"].as_i64().unwrap());
-            assert!(
-                ["player", "bot", "clock"].contains(&event["by"].as_str().unwrap()),
-                "{event}"
-            );
-            by_bot += usize::from(event["by"] == "bot");
-        }
+        log.extend(events);
         after = answer.body["next_after"].as_i64().unwrap();
+    }
+}
+
+/// The event log is complete: seq 1..=version with no gap, and every entry
+/// names who made it.
+async fn assert_event_log_complete(app: &TestApp, id: &str, player: &Player, version: i64) {
+    let mut seqs = Vec::new();
+    let mut by_bot = 0;
+    for event in event_log(app, id, player).await {
+        seqs.push(event["seq"].as_i64().unwrap());
+        assert!(
+            ["player", "bot", "clock"].contains(&event["by"].as_str().unwrap()),
+            "{event}"
+        );
+        by_bot += usize::from(event["by"] == "bot");
     }
     // The computer players may have moved on since `version`.
     assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>());
@@ -893,6 +899,110 @@ async fn two_instances_make_every_automatic_move_exactly_once(db: Db) {
     }
 }
 
+/// An event's time, Unix microseconds.
+fn event_time(event: &Value) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(event["at"].as_str().unwrap())
+        .unwrap_or_else(|e| panic!("{event}: {e}"))
+        .timestamp_micros()
+}
+
+/// A computer player's move is made its time for a move (`BOT_MOVE_MS`)
+/// after it falls due, however long it thought (docs/bots.md, "Pacing"):
+/// over more than 100 moves of strong players, the time from due (the
+/// change before, as the tables' `bot_delay_ms` is 0) to move in the event
+/// log is the same, within 10 ms, when the card was forced (the last
+/// trick's, one card in hand) as when the player chose (a lead from a hand
+/// of several cards, any of which may be led). Every event's time is a
+/// whole millisecond.
+async fn a_strong_players_decision_time_does_not_show_in_its_events(db: Db) {
+    // The default. Five strong players think at once here, in a debug
+    // build: many a decision does not end in time, and its move is the
+    // basic player's, made at the same time.
+    const BOT_MOVE_MS: u64 = 400;
+    let (database, scratch) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.bot_move = std::time::Duration::from_millis(BOT_MOVE_MS);
+    let app = TestApp::start(settings, scratch).await;
+    // Five one-deal tables at once: 120 moves of computer players. The
+    // person deals first and lets the clock run out: then the scheduler
+    // makes every move (hers at once, as she is away), so that no move
+    // falls due while a request is still being written.
+    let plays = (0..5).map(|n| {
+        let app = &app;
+        async move {
+            let anne = app.player(&format!("Anne {n}")).await;
+            let created = create(
+                app,
+                &anne,
+                json!({"game": "klaverjassen",
+                       "options": {"deals": 1, "revoke_mode": "enforced", "bot_delay_ms": 0,
+                                   "turn_seconds": 5, "first_dealer": 0},
+                       "bots": [{"level": "strong"}, {"level": "strong"}, {"level": "strong"}]}),
+            )
+            .await;
+            let id = created["id"].as_str().unwrap().to_owned();
+            let mut view = created;
+            while view["status"] == "playing" {
+                let version = view["version"].as_i64().unwrap();
+                view = app.view_after(&id, &anne, version).await;
+            }
+            assert_eq!(view["status"], "finished", "{view}");
+            event_log(app, &id, &anne).await
+        }
+    });
+    let (mut forced, mut chosen, mut every) = (Vec::new(), Vec::new(), Vec::new());
+    for log in futures_util::future::join_all(plays).await {
+        let mut played = 0;
+        for pair in log.windows(2) {
+            let (before, event) = (&pair[0], &pair[1]);
+            if event["kind"] == "deal" {
+                played = 0;
+            }
+            let play = event["data"]["type"] == "play";
+            if event["by"] == "bot" {
+                let due_to_move = event_time(event) - event_time(before);
+                every.push(due_to_move);
+                let trick = played / 4;
+                if play && trick == 7 {
+                    forced.push(due_to_move);
+                } else if play && played % 4 == 0 {
+                    chosen.push(due_to_move);
+                }
+            }
+            played += usize::from(play);
+        }
+        for event in &log {
+            assert_eq!(
+                event_time(event) % 1000,
+                0,
+                "not a whole millisecond: {event}"
+            );
+        }
+    }
+    assert!(
+        every.len() >= 100,
+        "{} moves of computer players",
+        every.len()
+    );
+    assert!(
+        !forced.is_empty() && !chosen.is_empty(),
+        "{forced:?} {chosen:?}"
+    );
+    let mean = |times: &[i64]| times.iter().sum::<i64>() / times.len() as i64;
+    assert!(
+        (mean(&forced) - mean(&chosen)).abs() <= 10_000,
+        "from due to move (µs), forced: {forced:?}; chosen: {chosen:?}"
+    );
+    // Most moves come exactly their time after they fell due (a few later,
+    // when the busy test machine picked them up late).
+    every.sort_unstable();
+    assert_eq!(
+        every[every.len() / 2],
+        BOT_MOVE_MS as i64 * 1000,
+        "{every:?}"
+    );
+}
+
 on_both_databases!(
     a_person_plays_a_whole_enforced_match_against_three_basic_players,
     a_person_plays_a_whole_club_match_against_three_basic_players,
@@ -909,4 +1019,5 @@ on_both_databases!(
     a_potverteren_table_everyone_left_ends_when_the_next_round_may_begin,
     a_table_left_waiting_a_day_is_abandoned,
     two_instances_make_every_automatic_move_exactly_once,
+    a_strong_players_decision_time_does_not_show_in_its_events,
 );

@@ -273,6 +273,11 @@ pub fn settings(database: Database) -> Settings {
         // The suites make many requests from one address; the limits have
         // tests of their own (tests/api/limits.rs).
         rate_limits: kaarttafel::config::RateLimits::off(),
+        // Computer players move as soon as they have decided, so that the
+        // suites play whole matches quickly and a hand-moved clock need not
+        // be moved for them; their time for a move has tests of its own
+        // (tests/api/bots.rs).
+        bot_move: Duration::ZERO,
     }
 }
 

@@ -50,13 +50,7 @@ for port in "$port_a" "$port_b"; do
 done
 
 # deploy/nginx.conf with the upstream pointed at the two local instances.
-sed -e "s|server kaarttafel-1:8080[^;]*;|server 127.0.0.1:$port_a max_fails=1 fail_timeout=5s;|" \
-    -e "s|server kaarttafel-2:8080[^;]*;|server 127.0.0.1:$port_b max_fails=1 fail_timeout=5s;|" \
-    -e "s|listen 8080;|listen 127.0.0.1:$port_proxy;|" \
-    -e "s|pid [^;]*;|pid $work/nginx.pid;|" \
-    -e "s|access_log /dev/stdout|access_log $work/nginx-access.log|" \
-    -e "s|limit_req zone=kaarttafel_per_client[^;]*;||" \
-    deploy/nginx.conf >"$work/nginx.conf"
+tests/proxy/nginx_conf.sh "$port_a" "$port_b" "$port_proxy" "$work" >"$work/nginx.conf"
 grep -q "127.0.0.1:$port_a" "$work/nginx.conf" && grep -q "127.0.0.1:$port_b" "$work/nginx.conf" \
     || { echo "deploy/nginx.conf: upstream servers not found"; exit 1; }
 nginx -t -c "$work/nginx.conf" -p "$work" -e "$work/nginx-error.log"

@@ -1,6 +1,8 @@
 //! The `basic` Klaverjassen player: a club player's habits, as rules.
 //!
-//! - Trump: the suit whose cards and side aces make the strongest hand.
+//! - Trump: the suit whose cards and side aces make the strongest hand; at
+//!   a table with a pass round it passes when even that suit is weaker than
+//!   [`PASS_BELOW`] (and names it when it may not pass).
 //! - Leading: trumps while its team named trump and it holds the jack or
 //!   three trumps or more, then aces, else its cheapest card.
 //! - Following: on a partner's winning trick it throws its most valuable
@@ -52,6 +54,9 @@ fn choose(me: Seat, game: &View, moves: &[KlaverMove]) -> Option<KlaverMove> {
         .copied()
         .max_by_key(|s| (trump_strength(&hand, *s), std::cmp::Reverse(s.index())))
     {
+        if moves.contains(&KlaverMove::Pass) && trump_strength(&hand, best) < PASS_BELOW {
+            return Some(KlaverMove::Pass);
+        }
         return Some(KlaverMove::ChooseTrump { suit: best });
     }
     let cards: Vec<Card> = moves
@@ -83,6 +88,10 @@ fn choose(me: Seat, game: &View, moves: &[KlaverMove]) -> Option<KlaverMove> {
     };
     Some(KlaverMove::Play { card })
 }
+
+/// The [`trump_strength`] below which `basic` passes when it may: about the
+/// jack and nine of trump, or three trumps with the jack and a side ace.
+pub const PASS_BELOW: i32 = 48;
 
 /// How good `suit` is as trump for `hand`: the trumps' points and number,
 /// plus the aces beside them.

@@ -12,7 +12,9 @@ use rand::seq::SliceRandom;
 
 use crate::rules::Seat;
 use crate::rules::cards::{Card, Suit};
-use crate::rules::klaverjassen::{BySeat, CardSet, CompletedTrick, PlayedCard, View, legal_cards};
+use crate::rules::klaverjassen::{
+    BySeat, CardSet, CompletedTrick, HouseRules, PlayedCard, TrickSoFar, View, legal_cards,
+};
 
 /// Every card played in the deal so far as tricks in order: the completed
 /// tricks, then the open trick's cards.
@@ -30,17 +32,19 @@ pub(super) fn played_tricks(view: &View) -> Vec<(Seat, Vec<PlayedCard>)> {
 
 /// What a play reveals: the cards the seat that played `card` into a trick
 /// holding `before` cannot have held then, because `card` would not have been
-/// allowed from a hand holding both (the rules' own [`legal_cards`]).
-fn ruled_out(card: Card, before: &[PlayedCard], trump: Suit) -> CardSet {
-    let Some(led) = before.first().map(|played| played.card.suit) else {
+/// allowed from a hand holding both (the rules' own [`legal_cards`], under
+/// the table's house `rules`).
+fn ruled_out(card: Card, before: &[PlayedCard], trump: Suit, rules: HouseRules) -> CardSet {
+    if before.is_empty() {
         return CardSet::EMPTY;
-    };
-    let trick: CardSet = before.iter().map(|played| played.card).collect();
+    }
+    let cards: Vec<Card> = before.iter().map(|played| played.card).collect();
+    let trick = TrickSoFar::of(&cards, trump);
     let mine = CardSet::single(card);
-    (CardSet::DECK - mine - trick)
+    (CardSet::DECK - mine - trick.cards)
         .iter()
         .filter(|other| {
-            !legal_cards(mine | CardSet::single(*other), trick, Some(led), trump).contains(card)
+            !legal_cards(mine | CardSet::single(*other), trick, trump, rules).contains(card)
         })
         .collect()
 }
@@ -48,7 +52,11 @@ fn ruled_out(card: Card, before: &[PlayedCard], trump: Suit) -> CardSet {
 /// For each seat: the cards it cannot hold now by the rules, and whether its
 /// own later plays contradict what its earlier plays revealed (a proven
 /// revoke).
-fn inferences(tricks: &[(Seat, Vec<PlayedCard>)], trump: Suit) -> ([CardSet; 4], [bool; 4]) {
+fn inferences(
+    tricks: &[(Seat, Vec<PlayedCard>)],
+    trump: Suit,
+    rules: HouseRules,
+) -> ([CardSet; 4], [bool; 4]) {
     let mut excluded = [CardSet::EMPTY; 4];
     let mut revoked = [false; 4];
     for (_, cards) in tricks {
@@ -57,15 +65,22 @@ fn inferences(tricks: &[(Seat, Vec<PlayedCard>)], trump: Suit) -> ([CardSet; 4],
             if excluded[seat].contains(played.card) {
                 revoked[seat] = true;
             }
-            excluded[seat] = excluded[seat] | ruled_out(played.card, &cards[..position], trump);
+            excluded[seat] =
+                excluded[seat] | ruled_out(played.card, &cards[..position], trump, rules);
         }
     }
     (excluded, revoked)
 }
 
-/// Whether the public history proves that `seat` revoked.
-pub(super) fn proven_revoke(tricks: &[(Seat, Vec<PlayedCard>)], seat: Seat, trump: Suit) -> bool {
-    inferences(tricks, trump).1[seat.index()]
+/// Whether the public history proves that `seat` revoked, judged by the
+/// table's house `rules`.
+pub(super) fn proven_revoke(
+    tricks: &[(Seat, Vec<PlayedCard>)],
+    seat: Seat,
+    trump: Suit,
+    rules: HouseRules,
+) -> bool {
+    inferences(tricks, trump, rules).1[seat.index()]
 }
 
 /// Draws the hidden hands uniformly among every assignment of `unknown` to
@@ -216,7 +231,7 @@ pub(super) fn sample_deal<R: Rng + ?Sized>(
     let seats = others(seat);
     let sizes = seats.map(|other| usize::from(view.hand_sizes[other]));
     let (excluded, revoked) = match trump {
-        Some(trump) => inferences(tricks, trump),
+        Some(trump) => inferences(tricks, trump, view.house_rules),
         None => ([CardSet::EMPTY; 4], [false; 4]),
     };
     // A seat that revoked proves nothing by its plays (club mode).
@@ -258,12 +273,12 @@ mod tests {
     fn not_following_suit_shows_a_void_and_not_overtrumping_shows_no_higher_trump() {
         // Hearts trump; clubs led, seat 2 trumps with the 9, seat 3 discards.
         let before = [played(0, "AC"), played(1, "7C"), played(2, "9H")];
-        let out = ruled_out(card("8D"), &before, Suit::Hearts);
+        let out = ruled_out(card("8D"), &before, Suit::Hearts, HouseRules::default());
         assert!(out.contains(card("KC")), "void in clubs");
         assert!(out.contains(card("JH")), "cannot overtrump the 9");
         assert!(!out.contains(card("AH")), "may hold a lower trump");
         assert!(!out.contains(card("KD")), "may hold other plain cards");
-        let undertrump = ruled_out(card("8H"), &before, Suit::Hearts);
+        let undertrump = ruled_out(card("8H"), &before, Suit::Hearts, HouseRules::default());
         assert!(undertrump.contains(card("KD")), "only lower trumps left");
         assert!(undertrump.contains(card("JH")));
         assert!(!undertrump.contains(card("7H")));
@@ -283,8 +298,9 @@ mod tests {
             ),
             (Seat(0), vec![played(0, "KC"), played(1, "QC")]),
         ];
-        assert!(proven_revoke(&tricks, Seat(1), Suit::Hearts));
-        assert!(!proven_revoke(&tricks, Seat(3), Suit::Hearts));
+        let rules = HouseRules::default();
+        assert!(proven_revoke(&tricks, Seat(1), Suit::Hearts, rules));
+        assert!(!proven_revoke(&tricks, Seat(3), Suit::Hearts, rules));
     }
 
     #[test]

@@ -152,7 +152,7 @@ pub fn decide<R: Rng + ?Sized>(
     for mv in legal {
         if let Move::ReportRevoke { seat: named } = mv
             && let Some(trump) = view.trump
-            && proven_revoke(&tricks, *named, trump)
+            && proven_revoke(&tricks, *named, trump, view.house_rules)
         {
             return Some(only(*mv));
         }
@@ -196,16 +196,19 @@ fn choose_trump<R: Rng + ?Sized>(
         nodes: budget.nodes,
         deadline: budget.time.map(|time| Instant::now() + time),
     };
+    // `trump_choice: pass_round`: passing is weighed with the suits.
+    let pass = legal.contains(&Move::Pass);
     let valued = SOLVER
-        .with_borrow_mut(|solver| value_choices(solver, seat, view, &suits, false, thinking, rng));
+        .with_borrow_mut(|solver| value_choices(solver, seat, view, &suits, pass, thinking, rng));
     if valued.samples == 0 {
         return fallback(legal);
     }
-    let values: Vec<(Move, f64)> = valued
+    let mut values: Vec<(Move, f64)> = valued
         .suits
         .iter()
         .map(|(suit, value)| (Move::ChooseTrump { suit: *suit }, *value))
         .collect();
+    values.extend(valued.pass.map(|value| (Move::Pass, value)));
     finish(values, valued.samples)
 }
 

@@ -97,6 +97,7 @@ fn first_lead(view: &View, hands: BySeat<CardSet>, trump: Suit, team: Team) -> P
         card_points: ByTeam::default(),
         roem: ByTeam::default(),
         tricks_taken: ByTeam::default(),
+        rules: view.house_rules,
     }
 }
 

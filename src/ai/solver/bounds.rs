@@ -4,7 +4,9 @@
 //! trick's start.
 
 use crate::rules::cards::Suit;
-use crate::rules::klaverjassen::{CardSet, DEAL_POINTS, LAST_TRICK, PIT_BONUS, set_points};
+use crate::rules::klaverjassen::{
+    CardSet, DEAL_POINTS, HouseRules, LAST_TRICK, PIT_BONUS, set_points,
+};
 
 use super::Solver;
 use super::position::{State, margin};
@@ -48,7 +50,7 @@ const RUN4_STARTS: u32 = 0x1F1F_1F1F;
 /// card from each seat, so only melds whose cards sit in different hands
 /// can still be made: runs of three or four of a suit, four of a kind, and
 /// *stuk* (king and queen of trump).
-pub(super) fn roem_bound(hands: &[u32; 4], trump: Suit) -> i32 {
+pub(super) fn roem_bound(hands: &[u32; 4], trump: Suit, rules: HouseRules) -> i32 {
     let cards = hands[0] | hands[1] | hands[2] | hands[3];
     // Bit i of `same[d]`: the cards at bits i and i + d are in one hand.
     let mut same = [0u32; 4];
@@ -68,7 +70,11 @@ pub(super) fn roem_bound(hands: &[u32; 4], trump: Suit) -> i32 {
     let four_of_a_kind = cards & (cards >> 8) & (cards >> 16) & (cards >> 24) & ranks & 0xFF;
     let jack = 1 << 4;
     let mut bound = 100 * (four_of_a_kind & !jack).count_ones() as i32
-        + if four_of_a_kind & jack != 0 { 200 } else { 0 };
+        + if four_of_a_kind & jack != 0 {
+            rules.four_jacks.points()
+        } else {
+            0
+        };
     for suit in 0..4 {
         let shift = 8 * suit;
         let runs = ((three >> shift) & 0x3F) | ((four >> shift) & 0x1F) << 6;
@@ -89,7 +95,7 @@ impl Solver {
     pub(super) fn bounds(&self, state: &State, remaining: u32) -> (i32, i32) {
         let trump = self.trump;
         let cards = set_points(CardSet::from_bits(remaining), trump) + LAST_TRICK;
-        let roem = roem_bound(&state.hands, trump);
+        let roem = roem_bound(&state.hands, trump, self.rules);
         let sign = self.sign();
         // In the playing team's terms: its lead so far, and the roem made.
         let lead = sign * margin(state);

@@ -50,7 +50,7 @@ use std::time::Instant;
 
 use crate::rules::cards::{Card, Suit};
 use crate::rules::klaverjassen::{
-    CardSet, PIT_BONUS, Team, card_at, card_index, card_points, strength,
+    CardSet, HouseRules, PIT_BONUS, Team, card_at, card_index, card_points, strength,
 };
 
 pub use position::Position;
@@ -150,6 +150,8 @@ pub struct Solver {
     nodes: u64,
     techniques: Techniques,
     trump: Suit,
+    /// This solve's house rules (which cards may be played, four jacks).
+    rules: HouseRules,
     playing: Team,
     /// The node count at which the solve in progress gives up.
     stop_at: u64,
@@ -215,6 +217,7 @@ impl Solver {
             nodes: 0,
             techniques,
             trump: Suit::Clubs,
+            rules: HouseRules::default(),
             playing: Team::A,
             stop_at: u64::MAX,
             clock_at: u64::MAX,
@@ -240,6 +243,7 @@ impl Solver {
 
     fn start(&mut self, position: &Position, limits: Limits) {
         self.trump = position.trump;
+        self.rules = position.rules;
         for (index, points) in self.points.iter_mut().enumerate() {
             *points = card_points(card_at(index as u32), position.trump);
         }
@@ -367,7 +371,7 @@ impl Solver {
         let state = State::from_position(position);
         let seat = state.mover();
         let maximising = team_index(seat) == 0;
-        let legal = state.legal(self.trump);
+        let legal = state.legal(self.trump, self.rules);
         let mut values = [0i32; 32];
         let mut best = if maximising { -INF } else { INF };
         let mut guess = None;
@@ -375,7 +379,7 @@ impl Solver {
         let count = self.moves(&state, legal, None, &mut moves);
         for &index in &moves[..count] {
             let mut child = state;
-            child.play(u32::from(index), self.trump);
+            child.play(u32::from(index), self.trump, self.rules);
             self.nodes += 1;
             let start = match guess {
                 Some(previous) => previous,

@@ -5,8 +5,8 @@
 use crate::rules::Seat;
 use crate::rules::cards::{Card, Suit};
 use crate::rules::klaverjassen::{
-    BySeat, ByTeam, CardSet, LAST_TRICK, Match, Team, View, card_at, card_index, legal_cards,
-    points_at, roem, score_deal, set_points, strength,
+    BySeat, ByTeam, CardSet, HouseRules, LAST_TRICK, Match, Team, TrickSoFar, View, card_at,
+    card_index, legal_cards, points_at, roem, score_deal, set_points, strength,
 };
 
 /// A position to solve: every hand open, the trick in progress and the score
@@ -31,6 +31,9 @@ pub struct Position {
     pub roem: ByTeam<i32>,
     /// Tricks each team took.
     pub tricks_taken: ByTeam<u8>,
+    /// The table's house rules: which cards may be played, what four jacks
+    /// are worth.
+    pub rules: HouseRules,
 }
 
 impl Position {
@@ -64,6 +67,7 @@ impl Position {
             card_points,
             roem: view.roem,
             tricks_taken: view.tricks_taken,
+            rules: view.house_rules,
         })
     }
 
@@ -74,9 +78,8 @@ impl Position {
 
     /// The cards the seat to play may play (the rules' [`legal_cards`]).
     pub fn legal_cards(&self) -> CardSet {
-        let trick: CardSet = self.trick.iter().copied().collect();
-        let led = self.trick.first().map(|card| card.suit);
-        legal_cards(self.hands[self.to_play()], trick, led, self.trump)
+        let trick = TrickSoFar::of(&self.trick, self.trump);
+        legal_cards(self.hands[self.to_play()], trick, self.trump, self.rules)
     }
 
     /// The position after the seat to play plays `card` (which it must hold):
@@ -84,7 +87,7 @@ impl Position {
     /// card.
     pub fn after(&self, card: Card) -> Position {
         let mut state = State::from_position(self);
-        state.play(card_index(card), self.trump);
+        state.play(card_index(card), self.trump, self.rules);
         state.to_position(self)
     }
 
@@ -197,6 +200,7 @@ impl State {
             card_points: ByTeam::new(self.points[0], self.points[1]),
             roem: ByTeam::new(self.roem[0], self.roem[1]),
             tricks_taken: ByTeam::new(self.taken[0], self.taken[1]),
+            rules: template.rules,
         }
     }
 
@@ -215,16 +219,18 @@ impl State {
         (self.len > 0).then(|| Suit::ALL[usize::from(self.cards[0] / 8)])
     }
 
+    /// The cards the seat to play may play under `rules` (the rules'
+    /// [`legal_cards`]); the partner is winning when the card on top is
+    /// the one played two places before.
     #[inline(always)]
-    pub(super) fn legal(&self, trump: Suit) -> u32 {
+    pub(super) fn legal(&self, trump: Suit, rules: HouseRules) -> u32 {
         let seat = usize::from(self.mover());
-        legal_cards(
-            CardSet::from_bits(self.hands[seat]),
-            CardSet::from_bits(self.trick),
-            self.led(),
-            trump,
-        )
-        .bits()
+        let trick = TrickSoFar {
+            cards: CardSet::from_bits(self.trick),
+            led: self.led(),
+            partner_winning: self.len >= 2 && self.top == self.len - 2,
+        };
+        legal_cards(CardSet::from_bits(self.hands[seat]), trick, trump, rules).bits()
     }
 
     /// Plays the card at bit `index` for the seat to play; the fourth card
@@ -233,19 +239,19 @@ impl State {
     /// after its fields were written (a store-forwarding stall that took a
     /// third of the time when `play` returned the new state by value).
     #[inline(always)]
-    pub(super) fn play(&mut self, index: u32, trump: Suit) {
+    pub(super) fn play(&mut self, index: u32, trump: Suit, rules: HouseRules) {
         let seat = usize::from(self.mover());
         self.hands[seat] &= !(1 << index);
         self.add_to_trick(index, trump);
         if self.len == 4 {
-            self.close_trick(trump);
+            self.close_trick(trump, rules);
         }
     }
 
     /// Scores the trick once its fourth card is in (out of line: the
     /// three cards in four that close no trick stay small).
     #[inline(never)]
-    fn close_trick(&mut self, trump: Suit) {
+    fn close_trick(&mut self, trump: Suit, rules: HouseRules) {
         let set = CardSet::from_bits(self.trick);
         let winner = (self.leader + self.top) & 3;
         let team = team_index(winner);
@@ -261,7 +267,7 @@ impl State {
             self.points[team] += LAST_TRICK;
         }
         if may_make_roem(self.trick) {
-            self.roem[team] += roem(set, trump);
+            self.roem[team] += roem(set, trump, rules);
         }
         self.taken[team] += 1;
         self.leader = winner;
@@ -292,11 +298,11 @@ impl State {
     }
 
     /// Plays out the last trick, where every seat holds one card.
-    pub(super) fn play_last_trick(self, trump: Suit) -> State {
+    pub(super) fn play_last_trick(self, trump: Suit, rules: HouseRules) -> State {
         let mut last = self;
         for _ in 0..4 {
             let seat = usize::from(last.mover());
-            last.play(last.hands[seat].trailing_zeros(), trump);
+            last.play(last.hands[seat].trailing_zeros(), trump, rules);
         }
         last
     }

@@ -27,7 +27,7 @@ impl Solver {
             }
             if remaining.count_ones() == 4 {
                 // The last trick: every seat holds one card, so play is forced.
-                let last = state.play_last_trick(trump);
+                let last = state.play_last_trick(trump, self.rules);
                 self.nodes += 4;
                 return last.final_value(self.playing);
             }
@@ -51,7 +51,7 @@ impl Solver {
                 }
             }
         }
-        let legal = state.legal(trump);
+        let legal = state.legal(trump, self.rules);
         let mut moves = [0u8; 8];
         let count = self.moves(state, legal, table_move, &mut moves);
         let maximising = team_index(state.mover()) == 0;
@@ -60,7 +60,7 @@ impl Solver {
         let (start_alpha, start_beta) = (alpha, beta);
         for &index in &moves[..count] {
             let mut child = *state;
-            child.play(u32::from(index), trump);
+            child.play(u32::from(index), trump, self.rules);
             self.nodes += 1;
             let value = self.search(&child, alpha, beta);
             if self.aborted {
@@ -197,7 +197,7 @@ impl Solver {
                 }
             }
         }
-        let legal = state.legal(trump);
+        let legal = state.legal(trump, self.rules);
         let maximising = team_index(state.mover()) == 0;
         let mut best = if maximising { -INF } else { INF };
         // Every value is finite, so the first card searched sets it.
@@ -209,7 +209,7 @@ impl Solver {
             ($index:expr, $moves:lifetime) => {{
                 let index: u8 = $index;
                 let mut child = *state;
-                child.play(u32::from(index), trump);
+                child.play(u32::from(index), trump, self.rules);
                 self.nodes += 1;
                 // Points and roem change only when the trick closes.
                 let (gain, child_budget) = if child.len != 0 {
@@ -343,7 +343,7 @@ impl Solver {
             return Err(sure[0] - sure[1] + if NAT { self.kept(budget) } else { 0 });
         }
         if remaining.count_ones() == 4 {
-            let last = state.play_last_trick(trump);
+            let last = state.play_last_trick(trump, self.rules);
             self.nodes += 4;
             let gain = margin(&last) - margin(state);
             return Err(gain
@@ -392,7 +392,7 @@ impl Solver {
             // search needs it while its budget lasts.
             let (lower, upper) = bounds(0);
             if (NAT && budget >= 0) || lower >= *beta || upper <= *alpha {
-                let roem = roem_bound(&state.hands, trump);
+                let roem = roem_bound(&state.hands, trump, self.rules);
                 if NAT && budget >= roem {
                     // No roem can exceed the budget any more.
                     let kept = self.kept(0);

@@ -9,7 +9,7 @@ use rand::{RngExt, SeedableRng};
 use crate::rules::Seat;
 use crate::rules::cards::Suit;
 use crate::rules::klaverjassen::{
-    BySeat, ByTeam, CardSet, Team, card_at, card_points, roem, strength,
+    BySeat, ByTeam, CardSet, HouseRules, Team, card_at, card_points, roem, strength,
 };
 
 use super::bounds::RUNS_BOUND;
@@ -36,16 +36,19 @@ fn shuffled(rng: &mut StdRng) -> Vec<u32> {
     deck
 }
 
-/// A random deal's first trick and a random trump: the hands dealt
-/// from a shuffled deck, then the trump, then the leader drawn.
-fn random_start(rng: &mut StdRng) -> (State, Suit) {
+/// A random deal's first trick, a random trump and random house rules:
+/// the hands dealt from a shuffled deck, then the trump, then the leader
+/// and the house rules drawn (every combination alike).
+fn random_start(rng: &mut StdRng) -> (State, Suit, HouseRules) {
     let deck = shuffled(rng);
     let mut hands = [0u32; 4];
     for (at, index) in deck.iter().enumerate() {
         hands[at / 8] |= 1 << index;
     }
     let trump = Suit::ALL[rng.random_range(0..4)];
-    (state_at_start(hands, rng.random_range(0..4)), trump)
+    let state = state_at_start(hands, rng.random_range(0..4));
+    let all = HouseRules::all();
+    (state, trump, all[rng.random_range(0..all.len())])
 }
 
 /// A state at the start of a trick, nothing taken yet.
@@ -79,7 +82,7 @@ fn the_winner_kept_card_by_card_is_the_rules_trick_winner() {
         for (offset, index) in deck[..4].iter().enumerate() {
             hands[usize::from((leader + offset as u8) % 4)] = 1 << index;
         }
-        let state = state_at_start(hands, leader).play_last_trick(trump);
+        let state = state_at_start(hands, leader).play_last_trick(trump, HouseRules::default());
         let cards = [0, 1, 2, 3].map(|at| card_at(deck[at]));
         assert_eq!(
             Seat(state.leader),
@@ -115,8 +118,8 @@ fn the_no_roem_mask_is_no_roem_card_by_card() {
 }
 
 /// The quick roem test never rules out a trick the rules give roem:
-/// every set of four cards of random deals, and every run, stuk and
-/// four of a kind.
+/// every set of four cards of random deals (four jacks at 200 or 100), and
+/// every run, stuk and four of a kind.
 #[test]
 fn the_quick_roem_test_passes_every_trick_with_roem() {
     let mut rng = StdRng::seed_from_u64(17);
@@ -124,8 +127,11 @@ fn the_quick_roem_test_passes_every_trick_with_roem() {
     for _ in 0..100_000 {
         let deck = shuffled(&mut rng);
         let bits = deck[..4].iter().fold(0u32, |bits, index| bits | 1 << index);
-        for trump in Suit::ALL {
-            if roem(CardSet::from_bits(bits), trump) != 0 {
+        for (trump, rules) in Suit::ALL
+            .into_iter()
+            .zip(HouseRules::all().into_iter().step_by(3))
+        {
+            if roem(CardSet::from_bits(bits), trump, rules) != 0 {
                 with_roem += 1;
                 assert!(may_make_roem(bits), "{bits:x} {trump:?}");
             }
@@ -186,10 +192,10 @@ fn plain_rest<const NAT: bool>(solver: &Solver, state: &State, budget: i32) -> i
     }
     let maximising = team_index(state.mover()) == 0;
     let mut best = if maximising { -INF } else { INF };
-    let mut bits = state.legal(solver.trump);
+    let mut bits = state.legal(solver.trump, solver.rules);
     while bits != 0 {
         let mut child = *state;
-        child.play(bits.trailing_zeros(), solver.trump);
+        child.play(bits.trailing_zeros(), solver.trump, solver.rules);
         bits &= bits - 1;
         let rest = plain_rest::<NAT>(solver, &child, budget - (made(&child) - made(state)));
         let value = margin(&child) - margin(state) + rest;
@@ -205,18 +211,18 @@ fn plain_rest<const NAT: bool>(solver: &Solver, state: &State, budget: i32) -> i
 /// The last two tricks' own search gives exactly the value of the rest
 /// and nat searches by plain minimax (full window), and the same side of
 /// every zero window, on random positions with two tricks left: random
-/// deals, trumps and playing teams, played out at random (so pit is
-/// sometimes still open), every roem budget from exceeded to ample.
+/// deals, trumps, house rules and playing teams, played out at random (so
+/// pit is sometimes still open), every roem budget from exceeded to ample.
 #[test]
 fn the_two_trick_search_gives_the_values_of_the_full_search() {
     let mut rng = StdRng::seed_from_u64(13);
     let mut two = Solver::new();
     for case in 0..5_000 {
-        let (mut state, trump) = random_start(&mut rng);
+        let (mut state, trump, rules) = random_start(&mut rng);
         // Every third deal lets team A take the early tricks (pit open).
         let favour = case % 3 == 0;
         while state.remaining().count_ones() > 8 {
-            let legal = state.legal(trump);
+            let legal = state.legal(trump, rules);
             let pick = if favour && team_index(state.mover()) == 0 {
                 legal.count_ones() - 1
             } else {
@@ -226,7 +232,7 @@ fn the_two_trick_search_gives_the_values_of_the_full_search() {
             for _ in 0..pick {
                 bits &= bits - 1;
             }
-            state.play(bits.trailing_zeros(), trump);
+            state.play(bits.trailing_zeros(), trump, rules);
         }
         let playing = if case % 2 == 0 { Team::A } else { Team::B };
         let position = Position {
@@ -238,6 +244,7 @@ fn the_two_trick_search_gives_the_values_of_the_full_search() {
             card_points: ByTeam::new(state.points[0], state.points[1]),
             roem: ByTeam::new(state.roem[0], state.roem[1]),
             tricks_taken: ByTeam::new(state.taken[0], state.taken[1]),
+            rules,
         };
         two.start(&position, Limits::NONE);
         let pit_open = two.pit_open(&state);
@@ -264,23 +271,23 @@ fn the_two_trick_search_gives_the_values_of_the_full_search() {
     }
 }
 
-/// A random deal and trump played out at random (legal cards) to the
-/// start of the trick with `out` cards still out.
-fn played_to(rng: &mut StdRng, out: u32) -> (State, Suit) {
-    let (mut state, trump) = random_start(rng);
+/// A random deal, trump and house rules played out at random (legal
+/// cards) to the start of the trick with `out` cards still out.
+fn played_to(rng: &mut StdRng, out: u32) -> (State, Suit, HouseRules) {
+    let (mut state, trump, rules) = random_start(rng);
     while state.remaining().count_ones() > out {
-        let legal = state.legal(trump);
+        let legal = state.legal(trump, rules);
         let mut bits = legal;
         for _ in 0..rng.random_range(0..legal.count_ones()) {
             bits &= bits - 1;
         }
-        state.play(bits.trailing_zeros(), trump);
+        state.play(bits.trailing_zeros(), trump, rules);
     }
-    (state, trump)
+    (state, trump, rules)
 }
 
 /// The position of a search state at a trick's start.
-fn position_of(state: &State, trump: Suit, playing: Team) -> Position {
+fn position_of(state: &State, trump: Suit, rules: HouseRules, playing: Team) -> Position {
     Position {
         hands: BySeat(state.hands.map(CardSet::from_bits)),
         trump,
@@ -290,6 +297,7 @@ fn position_of(state: &State, trump: Suit, playing: Team) -> Position {
         card_points: ByTeam::new(state.points[0], state.points[1]),
         roem: ByTeam::new(state.roem[0], state.roem[1]),
         tricks_taken: ByTeam::new(state.taken[0], state.taken[1]),
+        rules,
     }
 }
 
@@ -307,7 +315,7 @@ fn positions_with_the_same_low_card_key_have_the_same_value() {
     let mut keyed = Solver::new();
     let mut shared = 0;
     for case in 0..300 {
-        let (state, trump) = played_to(&mut rng, 16);
+        let (state, trump, rules) = played_to(&mut rng, 16);
         let playing = if case % 2 == 0 { Team::A } else { Team::B };
         let mut moved = state;
         for suit in 0..4u32 {
@@ -337,8 +345,8 @@ fn positions_with_the_same_low_card_key_have_the_same_value() {
                 moved.hands[*seat] |= 1 << (shift + rank);
             }
         }
-        let first = position_of(&state, trump, playing);
-        let second = position_of(&moved, trump, playing);
+        let first = position_of(&state, trump, rules, playing);
+        let second = position_of(&moved, trump, rules, playing);
         keyed.start(&first, Limits::NONE);
         let key = keyed.low_key(&state);
         keyed.start(&second, Limits::NONE);
@@ -381,9 +389,9 @@ fn the_sure_trumps_by_masks_are_those_counted_card_by_card() {
     let mut rng = StdRng::seed_from_u64(16);
     let mut solver = Solver::new();
     for case in 0..5_000 {
-        let (mut state, trump) = random_start(&mut rng);
+        let (mut state, trump, rules) = random_start(&mut rng);
         let playing = if case % 2 == 0 { Team::A } else { Team::B };
-        solver.start(&position_of(&state, trump, playing), Limits::NONE);
+        solver.start(&position_of(&state, trump, rules, playing), Limits::NONE);
         while state.remaining() != 0 {
             if state.len == 0 {
                 assert_eq!(
@@ -392,12 +400,12 @@ fn the_sure_trumps_by_masks_are_those_counted_card_by_card() {
                     "{state:?} {trump:?}"
                 );
             }
-            let legal = state.legal(trump);
+            let legal = state.legal(trump, rules);
             let mut bits = legal;
             for _ in 0..rng.random_range(0..legal.count_ones()) {
                 bits &= bits - 1;
             }
-            state.play(bits.trailing_zeros(), trump);
+            state.play(bits.trailing_zeros(), trump, rules);
         }
     }
 }
@@ -408,20 +416,20 @@ fn the_sure_trumps_by_masks_are_those_counted_card_by_card() {
 fn the_roem_bound_covers_the_roem_of_random_play() {
     let mut rng = StdRng::seed_from_u64(11);
     for _ in 0..20_000 {
-        let (mut state, trump) = random_start(&mut rng);
+        let (mut state, trump, rules) = random_start(&mut rng);
         let hands = state.hands;
         let mut starts = Vec::new();
         while state.remaining() != 0 {
             if state.len == 0 {
-                starts.push((roem_bound(&state.hands, trump), made(&state)));
+                starts.push((roem_bound(&state.hands, trump, rules), made(&state)));
             }
-            let legal = state.legal(trump);
+            let legal = state.legal(trump, rules);
             let pick = rng.random_range(0..legal.count_ones());
             let mut bits = legal;
             for _ in 0..pick {
                 bits &= bits - 1;
             }
-            state.play(bits.trailing_zeros(), trump);
+            state.play(bits.trailing_zeros(), trump, rules);
         }
         for (bound, before) in starts {
             assert!(

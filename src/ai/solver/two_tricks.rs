@@ -4,7 +4,9 @@
 //! once, with no bounds or move ordering.
 
 use crate::rules::cards::Suit;
-use crate::rules::klaverjassen::{CardSet, LAST_TRICK, Team, legal_cards, roem, set_points};
+use crate::rules::klaverjassen::{
+    CardSet, LAST_TRICK, Team, TrickSoFar, legal_cards, roem, set_points,
+};
 
 use super::position::{State, may_make_roem, power_of, team_index};
 use super::{INF, Solver};
@@ -74,7 +76,7 @@ impl Solver {
         // No trick can make roem when all eight cards together make none
         // (no run of three, four of a kind or stuk among them): then no
         // trick's roem is worked out.
-        let melds = roem(remaining, self.trump) != 0;
+        let melds = roem(remaining, self.trump, self.rules) != 0;
         let end = (points, budget, pit_open, melds);
         let first = FirstTrick {
             trick: 0,
@@ -105,13 +107,12 @@ impl Solver {
         let legal = if first.len == 0 {
             hand
         } else {
-            legal_cards(
-                CardSet::from_bits(hand),
-                CardSet::from_bits(first.trick),
-                Some(Suit::ALL[(first.led & 3) as usize]),
-                trump,
-            )
-            .bits()
+            let trick = TrickSoFar {
+                cards: CardSet::from_bits(first.trick),
+                led: Some(Suit::ALL[(first.led & 3) as usize]),
+                partner_winning: first.len >= 2 && first.top == first.len - 2,
+            };
+            legal_cards(CardSet::from_bits(hand), trick, trump, self.rules).bits()
         };
         let maximising = team_index(seat) == 0;
         let mut best = if maximising { -INF } else { INF };
@@ -170,12 +171,12 @@ impl Solver {
         (points, budget, pit_open, melds): (i32, i32, bool, bool),
         first: &FirstTrick,
     ) -> i32 {
-        let trump = self.trump;
+        let (trump, rules) = (self.trump, self.rules);
         let winner = (leader + first.top) & 3;
         let taken = first.taken;
         let roem_of = |trick: u32| {
             if melds && may_make_roem(trick) {
-                roem(CardSet::from_bits(trick), trump)
+                roem(CardSet::from_bits(trick), trump, rules)
             } else {
                 0
             }

@@ -20,6 +20,11 @@ pub(super) struct DealState {
     #[serde(serialize_with = "hands_as_bits", deserialize_with = "stored_hands")]
     pub(super) hands: BySeat<CardSet>,
     pub(super) trump: Option<Suit>,
+    /// How many seats passed the trump choice (`trump_choice: pass_round`),
+    /// in turn from the voorhand: 0 to 4. The seat to name trump is the
+    /// next one (the voorhand again after four passes).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(super) passes: u8,
     /// The completed tricks, then the trick in progress.
     pub(super) tricks: [Trick; 8],
     /// How many tricks are complete.
@@ -40,6 +45,10 @@ pub(super) struct DealState {
     pub(super) corrected_in: BySeat<u8>,
     /// Seats (bit per seat) done with the review.
     pub(super) review_done: u8,
+}
+
+fn is_zero(count: &u8) -> bool {
+    *count == 0
 }
 
 /// Four hands of the deal in progress as the state stores them: each one's

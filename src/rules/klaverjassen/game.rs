@@ -15,7 +15,7 @@ use super::deal::{deal_from_deck, is_full_deal, shuffled_deck};
 use super::deal_state::DealState;
 use super::history::{DealRecord, ReportRecord, RevokeRecord};
 use super::moves::{Move, MoveError};
-use super::options::Options;
+use super::options::{HouseRules, Options, TrumpChoice};
 use super::play_rules::{legal_cards, refusal, set_points, trick_winner};
 use super::roem::roem;
 use super::scoring::{LAST_TRICK, punishment, score_deal};
@@ -28,7 +28,8 @@ use super::trick::Trick;
 pub enum Phase {
     /// A deal is due: the dealer is to deal.
     Dealing,
-    /// The seat after the dealer is to name trump.
+    /// Trump is being named: by the seat after the dealer, or, with
+    /// `trump_choice: pass_round`, by each seat in turn until one names it.
     ChoosingTrump,
     /// Tricks are being played.
     Playing,
@@ -174,6 +175,34 @@ impl Match {
         &self.options
     }
 
+    /// The table's house rules (RULES.md section 3).
+    #[inline]
+    pub fn house_rules(&self) -> HouseRules {
+        self.options.house_rules()
+    }
+
+    /// The seat to name trump while it is being chosen, and the seat that
+    /// named it once it is: the seat after the last pass (with
+    /// `trump_choice: pass_round`), the voorhand again after four passes.
+    #[inline]
+    pub fn trump_chooser(&self) -> Seat {
+        Seat((self.first_hand().0 + self.deal.passes) % SEATS)
+    }
+
+    /// The seats that passed the trump choice of the deal in progress, in
+    /// the order they passed (public: every seat sees who passed).
+    pub fn passed(&self) -> Vec<Seat> {
+        (0..self.deal.passes)
+            .map(|pass| Seat((self.first_hand().0 + pass) % SEATS))
+            .collect()
+    }
+
+    /// Whether the seat to name trump may pass instead: with
+    /// `trump_choice: pass_round`, until all four have passed.
+    fn may_pass(&self) -> bool {
+        self.options.trump_choice == TrumpChoice::PassRound && self.deal.passes < SEATS
+    }
+
     /// Where the match stands.
     pub fn phase(&self) -> Phase {
         self.phase
@@ -248,7 +277,7 @@ impl Match {
     pub fn awaiting(&self) -> Option<Awaiting> {
         let (seats, action) = match self.phase {
             Phase::Dealing => (vec![self.dealer], Action::Deal),
-            Phase::ChoosingTrump => (vec![self.first_hand()], Action::ChooseTrump),
+            Phase::ChoosingTrump => (vec![self.trump_chooser()], Action::ChooseTrump),
             Phase::Playing => (vec![self.current_trick().next_seat()], Action::Play),
             Phase::Review => (
                 (0..SEATS)
@@ -277,9 +306,12 @@ impl Match {
         }
         let trick = self.current_trick();
         match self.deal.trump {
-            Some(trump) if trick.next_seat() == seat => {
-                legal_cards(self.deal.hands[seat], trick.set, trick.led(), trump)
-            }
+            Some(trump) if trick.next_seat() == seat => legal_cards(
+                self.deal.hands[seat],
+                trick.so_far(trump),
+                trump,
+                self.house_rules(),
+            ),
             _ => CardSet::EMPTY,
         }
     }
@@ -298,8 +330,12 @@ impl Match {
         match self.phase {
             Phase::Finished => Vec::new(),
             Phase::Dealing if seat == self.dealer => vec![Move::Deal],
-            Phase::ChoosingTrump if seat == self.first_hand() => {
-                Suit::ALL.map(|suit| Move::ChooseTrump { suit }).to_vec()
+            Phase::ChoosingTrump if seat == self.trump_chooser() => {
+                let mut moves = Suit::ALL.map(|suit| Move::ChooseTrump { suit }).to_vec();
+                if self.may_pass() {
+                    moves.push(Move::Pass);
+                }
+                moves
             }
             Phase::Dealing | Phase::ChoosingTrump => Vec::new(),
             Phase::Playing => {
@@ -342,6 +378,7 @@ impl Match {
                 Ok(())
             }
             Move::ChooseTrump { suit } => self.choose_trump(seat, suit),
+            Move::Pass => self.pass(seat),
             Move::Play { card } => self.play_card(seat, card, rng),
             Move::TakeBack => self.take_back(seat),
             Move::ReportRevoke { seat: named } => self.report(seat, named, rng),
@@ -363,12 +400,27 @@ impl Match {
         if self.phase != Phase::ChoosingTrump {
             return Err(MoveError::WrongPhase);
         }
-        if seat != self.first_hand() {
+        if seat != self.trump_chooser() {
             return Err(MoveError::NotYourTurn);
         }
         self.deal.trump = Some(suit);
-        self.deal.tricks[0] = Trick::led_by(seat);
+        // The voorhand leads the first trick whoever named trump.
+        self.deal.tricks[0] = Trick::led_by(self.first_hand());
         self.phase = Phase::Playing;
+        Ok(())
+    }
+
+    fn pass(&mut self, seat: Seat) -> Result<(), MoveError> {
+        if self.phase != Phase::ChoosingTrump {
+            return Err(MoveError::WrongPhase);
+        }
+        if seat != self.trump_chooser() {
+            return Err(MoveError::NotYourTurn);
+        }
+        if !self.may_pass() {
+            return Err(MoveError::MustChooseTrump);
+        }
+        self.deal.passes += 1;
         Ok(())
     }
 
@@ -390,7 +442,8 @@ impl Match {
             return Err(MoveError::CardNotInHand { card });
         }
         let trump = self.deal.trump.expect("trump is named before play");
-        if let Some(refused) = refusal(hand, trick.set, trick.led(), trump, card) {
+        let rules = self.house_rules();
+        if let Some(refused) = refusal(hand, trick.so_far(trump), trump, rules, card) {
             if !self.club() || self.deal.must_play_allowed & bit(seat) != 0 {
                 return Err(refused);
             }
@@ -419,7 +472,7 @@ impl Match {
         trick.winner = Some(winner);
         let team = Team::of(winner);
         deal.card_points[team] += set_points(trick.set, trump);
-        deal.roem[team] += roem(trick.set, trump);
+        deal.roem[team] += roem(trick.set, trump, self.options.house_rules());
         deal.tricks_taken[team] += 1;
         deal.completed += 1;
         if deal.completed < 8 {
@@ -442,8 +495,8 @@ impl Match {
         report: Option<ReportRecord>,
         rng: &mut R,
     ) {
+        let playing_team = Team::of(self.trump_chooser());
         let deal = std::mem::take(&mut self.deal);
-        let playing_team = Team::of(self.first_hand());
         let (score, pit, nat) = match report {
             Some(report) => {
                 let punished = if report.valid {

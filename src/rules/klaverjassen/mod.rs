@@ -1,5 +1,6 @@
-//! Klaverjassen, Rotterdam rules with mandatory play (the rules, and every
-//! decision where they are silent, are in docs/klaverjassen.md).
+//! Klaverjassen, Rotterdam rules with mandatory play, and the house rules a
+//! table may choose instead (the rules, and every decision where they are
+//! silent, are in docs/klaverjassen.md).
 //!
 //! Pure rules: randomness comes in as `&mut impl Rng`; nothing here does I/O.
 //! [`Match`] is the whole state; [`Match::legal_moves`] says what a seat may
@@ -29,9 +30,12 @@ pub use history::{
     fill_seeds,
 };
 pub use moves::{Move, MoveError};
-pub use options::{OptionError, Options, RevokeMode};
+pub use options::{
+    FourJacks, HouseRules, OptionError, Options, RevokeMode, TrumpChoice, TrumpObligation,
+    Undertrump,
+};
 pub use play_rules::{
-    card_points, legal_cards, points_at, refusal, set_points, strength, trick_winner,
+    TrickSoFar, card_points, legal_cards, points_at, refusal, set_points, strength, trick_winner,
 };
 pub use roem::roem;
 pub use scoring::{DEAL_POINTS, DealScore, LAST_TRICK, PIT_BONUS, punishment, score_deal};

@@ -14,11 +14,14 @@ use crate::rules::cards::{Card, Suit};
 pub enum Move {
     /// The dealer deals the cards (3-2-3).
     Deal,
-    /// The seat after the dealer names trump (*troef maken*).
+    /// The seat to name trump names it (*troef maken*).
     ChooseTrump {
         /// The trump suit.
         suit: Suit,
     },
+    /// With `trump_choice: pass_round`: the seat to name trump passes, and
+    /// the next seat is to name it (*passen*).
+    Pass,
     /// The seat to play plays a card.
     Play {
         /// The card played.
@@ -53,6 +56,7 @@ struct RawMove {
 enum MoveKind {
     Deal,
     ChooseTrump,
+    Pass,
     Play,
     TakeBack,
     ReportRevoke,
@@ -66,6 +70,7 @@ impl TryFrom<RawMove> for Move {
         let (name, field) = match raw.kind {
             MoveKind::Deal => ("deal", None),
             MoveKind::ChooseTrump => ("choose_trump", Some("suit")),
+            MoveKind::Pass => ("pass", None),
             MoveKind::Play => ("play", Some("card")),
             MoveKind::TakeBack => ("take_back", None),
             MoveKind::ReportRevoke => ("report_revoke", Some("seat")),
@@ -88,6 +93,7 @@ impl TryFrom<RawMove> for Move {
             MoveKind::ChooseTrump => Move::ChooseTrump {
                 suit: raw.suit.ok_or_else(missing)?,
             },
+            MoveKind::Pass => Move::Pass,
             MoveKind::Play => Move::Play {
                 card: raw.card.ok_or_else(missing)?,
             },
@@ -140,6 +146,9 @@ pub enum MoveError {
         /// The card played.
         card: Card,
     },
+    /// A pass where the seat must name trump: the table names trump without
+    /// a pass round, or all four seats passed and the voorhand names it.
+    MustChooseTrump,
     /// `take_back` of a card that was allowed.
     NotARevoke,
     /// `take_back` by a seat with no card in the open trick.
@@ -171,6 +180,7 @@ impl MoveError {
             MoveError::MustTrump { .. } => "must_trump",
             MoveError::MustOvertrump { .. } => "must_overtrump",
             MoveError::MustNotUndertrump { .. } => "must_not_undertrump",
+            MoveError::MustChooseTrump => "must_choose_trump",
             MoveError::NotARevoke => "not_a_revoke",
             MoveError::NothingToTakeBack => "nothing_to_take_back",
             MoveError::OwnTeam => "own_team",
@@ -198,15 +208,18 @@ impl fmt::Display for MoveError {
             ),
             MoveError::MustTrump { card } => write!(
                 f,
-                "{card} may not be played: a seat that cannot follow suit must trump"
+                "{card} may not be played: a seat that cannot follow suit must play a trump"
             ),
             MoveError::MustOvertrump { card } => write!(
                 f,
-                "{card} may not be played: a seat that can beat the highest trump in the trick must do so, even when its partner is winning"
+                "{card} may not be played: a seat that can beat the highest trump in the trick must do so"
             ),
             MoveError::MustNotUndertrump { card } => write!(
                 f,
-                "{card} may not be played: a seat may undertrump only when it holds nothing but lower trumps"
+                "{card} may not be played: a seat may play a trump lower than the highest in the trick only when it holds nothing but such trumps"
+            ),
+            MoveError::MustChooseTrump => f.write_str(
+                "this seat must name trump: the table has no pass round, or all four seats passed",
             ),
             MoveError::NotARevoke => {
                 f.write_str("only a revoked card may be taken back, and this card was allowed")

@@ -1,13 +1,16 @@
 //! Which cards may be played, who wins a trick and what the cards are worth
 //! (docs/klaverjassen.md, "Trump, lead and tricks").
 //!
-//! Rotterdam rules: the obligations hold even when the partner is winning.
+//! Section 1 (Rotterdam: the obligations hold even when the partner is
+//! winning) and the house rules of section 3 that change it
+//! (`trump_obligation`, `undertrump`), chosen per table by [`HouseRules`].
 
 use crate::rules::Seat;
 use crate::rules::cards::{Card, Rank, Suit};
 
-use super::cardset::{CardSet, rank_index};
+use super::cardset::{CardSet, card_index, rank_index};
 use super::moves::MoveError;
+use super::options::{HouseRules, TrumpObligation, Undertrump};
 use super::team::SEATS;
 
 /// Trump strength by natural rank index (7 8 9 10 J Q K A): J 9 A 10 K Q 8 7.
@@ -161,6 +164,44 @@ fn highest_trump(cards: CardSet, trump: Suit) -> Option<u8> {
     (ranks != 0).then(|| HIGHEST_TRUMP[ranks])
 }
 
+/// What the seat to play needs to know of the trick in progress: its cards,
+/// the suit led (`None`: the seat leads) and whether the card winning it so
+/// far is the partner's (Amsterdam's exemption, RULES.md section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrickSoFar {
+    /// The cards in the trick.
+    pub cards: CardSet,
+    /// The suit led, once a card is played.
+    pub led: Option<Suit>,
+    /// The card winning the trick so far is the partner's of the seat to
+    /// play (the card two places before it).
+    pub partner_winning: bool,
+}
+
+impl TrickSoFar {
+    /// An empty trick: the seat to play leads.
+    pub const LEAD: TrickSoFar = TrickSoFar {
+        cards: CardSet::EMPTY,
+        led: None,
+        partner_winning: false,
+    };
+
+    /// The trick holding `cards`, in play order from its leader (0 to 3 of
+    /// them), with `trump`.
+    pub fn of(cards: &[Card], trump: Suit) -> TrickSoFar {
+        let len = cards.len().min(3);
+        let mut indices = [0u8; 3];
+        for (index, card) in indices.iter_mut().zip(cards) {
+            *index = card_index(*card) as u8;
+        }
+        TrickSoFar {
+            cards: cards[..len].iter().copied().collect(),
+            led: cards.first().map(|card| card.suit),
+            partner_winning: len >= 2 && winning_position(&indices[..len], trump) == len - 2,
+        }
+    }
+}
+
 /// The rule that limits what a seat may play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Obligation {
@@ -168,28 +209,30 @@ enum Obligation {
     Free,
     /// Follow the led suit (for a trump lead: any trump, none can beat).
     FollowSuit,
-    /// Void in the led suit and the trick not yet trumped: play a trump.
+    /// Void in the led suit: play a trump (the trick not yet trumped, or,
+    /// with `undertrump: required`, no trump in hand beats it).
     Trump,
     /// Beat the highest trump in the trick.
     Overtrump,
-    /// No trump beats the trick: play a card that is not a trump.
+    /// No trump beats the trick (or, under Amsterdam, the partner is
+    /// winning it): play a card that is not a lower trump.
     NotUndertrump,
 }
 
-/// The cards allowed from `hand` into a trick holding `trick` (led with
-/// `led`, `None` when the seat leads), and the rule that narrowed them.
+/// The cards allowed from `hand` into `trick`, and the rule that narrowed
+/// them.
 #[inline]
 fn obligation(
     hand: CardSet,
-    trick: CardSet,
-    led: Option<Suit>,
+    trick: TrickSoFar,
     trump: Suit,
+    rules: HouseRules,
 ) -> (CardSet, Obligation) {
-    let Some(led) = led else {
+    let Some(led) = trick.led else {
         return (hand, Obligation::Free);
     };
     let trumps = hand & CardSet::suit(trump);
-    let highest = highest_trump(trick, trump);
+    let highest = highest_trump(trick.cards, trump);
     let higher = |strength: u8| {
         trumps & CardSet::from_bits(TRUMPS_ABOVE[strength as usize] << (8 * trump as u32))
     };
@@ -201,12 +244,26 @@ fn obligation(
         if trumps.is_empty() {
             return (hand, Obligation::Free);
         }
+        if trick.partner_winning && rules.trump_obligation == TrumpObligation::Amsterdam {
+            // Amsterdam: no need to trump on the partner's trick; a trump
+            // below the highest in it stays a last resort.
+            let lower = highest.map_or(CardSet::EMPTY, |highest| trumps - higher(highest));
+            let allowed = hand - lower;
+            return if allowed.is_empty() {
+                (hand, Obligation::Free)
+            } else {
+                (allowed, Obligation::NotUndertrump)
+            };
+        }
         let Some(highest) = highest else {
             return (trumps, Obligation::Trump);
         };
         let over = higher(highest);
         if !over.is_empty() {
             return (over, Obligation::Overtrump);
+        }
+        if rules.undertrump == Undertrump::Required {
+            return (trumps, Obligation::Trump);
         }
         let plain = hand - trumps;
         if !plain.is_empty() {
@@ -227,28 +284,28 @@ fn obligation(
     }
 }
 
-/// The cards `hand` may play into a trick that already holds `trick`, led
-/// with `led` (`None`: the seat leads and may play anything).
+/// The cards `hand` may play into `trick` with `trump`, under the table's
+/// house `rules` (an empty trick: the seat leads and may play anything).
 #[inline]
-pub fn legal_cards(hand: CardSet, trick: CardSet, led: Option<Suit>, trump: Suit) -> CardSet {
-    obligation(hand, trick, led, trump).0
+pub fn legal_cards(hand: CardSet, trick: TrickSoFar, trump: Suit, rules: HouseRules) -> CardSet {
+    obligation(hand, trick, trump, rules).0
 }
 
-/// Why `card` (held in `hand`) may not be played into the trick, or `None`
-/// when it may.
+/// Why `card` (held in `hand`) may not be played into `trick` under the
+/// table's house `rules`, or `None` when it may.
 #[inline]
 pub fn refusal(
     hand: CardSet,
-    trick: CardSet,
-    led: Option<Suit>,
+    trick: TrickSoFar,
     trump: Suit,
+    rules: HouseRules,
     card: Card,
 ) -> Option<MoveError> {
-    let (allowed, rule) = obligation(hand, trick, led, trump);
+    let (allowed, rule) = obligation(hand, trick, trump, rules);
     if allowed.contains(card) {
         return None;
     }
-    let led = led?;
+    let led = trick.led?;
     if card.suit != led && !(hand & CardSet::suit(led)).is_empty() {
         return Some(MoveError::MustFollowSuit { card, led });
     }
@@ -267,12 +324,13 @@ pub fn trick_winner(cards: &[Card; 4], leader: Seat, trump: Suit) -> Seat {
     Seat((leader.0 + winning_position(&indices, trump) as u8) % SEATS)
 }
 
-/// The position in play order (0-3) of the card that wins a complete trick
-/// whose cards, by bit index (see [`CardSet`]), are `cards`: the highest
-/// trump, else the highest card of the led suit, as [`strength`] ranks them.
-/// [`trick_winner`] is this function.
+/// The position in play order (0-3) of the card winning a trick whose
+/// cards so far (at least one), by bit index (see [`CardSet`]), are
+/// `cards`: the highest trump, else the highest card of the led suit, as
+/// [`strength`] ranks them. [`trick_winner`] is this function on a complete
+/// trick.
 #[inline]
-pub(super) fn winning_position(cards: &[u8; 4], trump: Suit) -> usize {
+pub(super) fn winning_position(cards: &[u8], trump: Suit) -> usize {
     let led = Suit::ALL[usize::from(cards[0] / 8) & 3];
     let mut best = 0;
     let mut strongest = strength(u32::from(cards[0]), led, trump);

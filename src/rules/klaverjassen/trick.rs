@@ -9,6 +9,7 @@ use crate::rules::cards::{Card, Suit};
 
 use super::cardset::{CardSet, card_at, card_index};
 use super::history::{CompletedTrick, OpenTrick, PlayedCard};
+use super::play_rules::TrickSoFar;
 use super::team::SEATS;
 
 /// A trick of the deal in progress, in play order from its leader. Stored
@@ -176,9 +177,11 @@ impl Trick {
         self.seat_at(usize::from(self.len))
     }
 
-    /// The suit led, once a card is played.
-    pub(super) fn led(&self) -> Option<Suit> {
-        self.cards[0].map(|card| card.suit)
+    /// What the seat to play needs to know of this trick (its cards, the
+    /// suit led, whether its partner is winning it), with `trump`.
+    pub(super) fn so_far(&self, trump: Suit) -> TrickSoFar {
+        let played: Vec<Card> = self.cards.iter().map_while(|card| *card).collect();
+        TrickSoFar::of(&played, trump)
     }
 
     /// The cards played so far and who played them, in play order.

@@ -9,6 +9,7 @@ use crate::rules::cards::Suit;
 use super::cardset::CardSet;
 use super::game::{Match, Phase};
 use super::history::{CompletedTrick, DealRecord, OpenTrick};
+use super::options::HouseRules;
 use super::team::{BySeat, ByTeam, SEATS, Team};
 
 /// A seat's view of the match (docs/api.md "Views", `klaverjassen`).
@@ -26,6 +27,15 @@ pub struct View {
     pub trump_chosen_by: Option<Seat>,
     /// The team of the seat that named trump.
     pub playing_team: Option<Team>,
+    /// The seats that passed the trump choice of the deal in progress, in
+    /// the order they passed (`trump_choice: pass_round`; empty otherwise
+    /// and while a deal is due).
+    pub passed: Vec<Seat>,
+    /// The table's house rules, for the computer players deciding from this
+    /// view. Not sent over the API, whose view shows them among the
+    /// table's `options`.
+    #[serde(skip)]
+    pub house_rules: HouseRules,
     /// The caller's own cards (empty for a spectator).
     pub hand: CardSet,
     /// How many cards each seat holds.
@@ -95,8 +105,10 @@ impl Match {
             dealer: self.dealer,
             phase: self.phase,
             trump: deal.trump,
-            trump_chosen_by: trump_named.then(|| self.first_hand()),
-            playing_team: trump_named.then(|| Team::of(self.first_hand())),
+            trump_chosen_by: trump_named.then(|| self.trump_chooser()),
+            playing_team: trump_named.then(|| Team::of(self.trump_chooser())),
+            passed: self.passed(),
+            house_rules: self.house_rules(),
             hand: seat
                 .filter(|seat| seat.0 < SEATS)
                 .map_or(CardSet::EMPTY, |seat| deal.hands[seat]),

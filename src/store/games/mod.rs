@@ -11,7 +11,9 @@ use uuid::Uuid;
 
 use super::players::PlayerRow;
 
-pub use read::{CallerToken, due, load, load_for, lobby, next_due, of_player, waiting_tables_of};
+pub use read::{
+    CallerToken, due, load, load_for, lobby, next_due, next_due_after, of_player, waiting_tables_of,
+};
 pub use records::{RECENT_RECORDS, read_all_records};
 pub use write::{
     add_seat, insert, remove_seat, set_due, update, write_change, write_change_alone,

@@ -358,6 +358,17 @@ pub async fn next_due(conn: &mut AnyConnection) -> Result<Option<i64>, sqlx::Err
         .await
 }
 
+/// When the soonest automatic work due after `now` is, if any.
+pub async fn next_due_after(
+    conn: &mut AnyConnection,
+    now: i64,
+) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT MIN(due_at) FROM games WHERE due_at > $1")
+        .bind(now)
+        .fetch_one(conn)
+        .await
+}
+
 /// How many tables waiting for players `player` sits at.
 pub async fn waiting_tables_of(conn: &mut AnyConnection, player: Uuid) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(

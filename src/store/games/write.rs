@@ -93,13 +93,17 @@ async fn update_announcing(
         "SELECT pg_notify($17, $18) FROM appended"
     );
     let query = bind_update(sqlx::query(statement), game, records);
+    // Read to the end: the statement commits on its own only after its row
+    // is sent, so an answer taken at the row (`fetch_optional`) could
+    // acknowledge a change whose commit then failed, the server shutting
+    // down for a failover, say. The commit's outcome comes with the end.
     let announced = events::bind_fields(query, event)
         .bind(listen::CHANNEL)
         .bind(listen::payload(game.id, event.seq, due_at))
         .bind(game.version - 1)
-        .fetch_optional(conn)
+        .fetch_all(conn)
         .await?;
-    Ok(announced.is_some())
+    Ok(!announced.is_empty())
 }
 
 /// Writes a change: the game's row ([`update`]) and the change's `event`,
