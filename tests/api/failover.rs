@@ -149,15 +149,7 @@ async fn the_app_writes_to_the_listed_server_that_takes_writes() {
     let host = app.player("Anne").await;
     let id = app.table(&host, "klaverjassen", json!({})).await;
     let guest = app.player("Bob").await;
-    let seated = app
-        .send(
-            Method::POST,
-            &format!("/v1/games/{id}/seats"),
-            Some(&guest.token),
-            None,
-        )
-        .await;
-    assert_eq!(seated.status, StatusCode::OK, "{}", seated.body);
+    app.seat_the_rest(&id, &[host, guest]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -199,15 +191,7 @@ async fn after_a_failover_the_app_writes_to_the_new_primary_without_a_restart() 
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     let guest = app.player("Bob").await;
-    let seated = app
-        .send(
-            Method::POST,
-            &format!("/v1/games/{id}/seats"),
-            Some(&guest.token),
-            None,
-        )
-        .await;
-    assert_eq!(seated.status, StatusCode::OK, "{}", seated.body);
+    app.seat_the_rest(&id, &[host, guest]).await;
     let ready = app.send(Method::GET, "/readyz", None, None).await;
     assert_eq!(ready.status, StatusCode::OK);
 }
