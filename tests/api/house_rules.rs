@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_databases;
-use crate::support::{Db, Player, TestApp};
+use crate::support::{Db, Player, TestApp, moves_but_reports};
 
 /// Every house rule at its default, as a view shows the options.
 fn defaults() -> Value {
@@ -64,12 +64,7 @@ async fn play_out(
             return (views, passes);
         }
         let seat = views[0]["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-        let moves: Vec<&Value> = views[seat]["legal_moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| !matches!(m["type"].as_str(), Some("report_revoke" | "take_back")))
-            .collect();
+        let moves: Vec<&Value> = moves_but_reports(&views[seat]);
         assert!(
             !moves.is_empty(),
             "seat {seat} has no move: {}",
@@ -259,12 +254,7 @@ async fn reach_the_partner_exemption(
         if let Some(found) = partner_exemption(&view) {
             return Some(found);
         }
-        let moves: Vec<&Value> = view["legal_moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| !matches!(m["type"].as_str(), Some("report_revoke" | "take_back")))
-            .collect();
+        let moves: Vec<&Value> = moves_but_reports(&view);
         let mv = moves[rng.random_range(0..moves.len())].clone();
         let answer = app.play(id, &players[seat], mv).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);

@@ -5,7 +5,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_databases;
-use crate::support::{Db, Player, TestApp, cards_outside};
+use crate::support::{Db, Player, TestApp, cards_outside, moves_but_reports};
 
 /// Every seat's view now, checked: no view holds a card of another seat's
 /// hand (the score sheet of finished deals is public and skipped).
@@ -52,12 +52,7 @@ async fn play_out(app: &TestApp, id: &str, players: &[Player], seed: u64) -> Vec
         }
         let version = views[0]["version"].as_i64().unwrap();
         let seat = views[0]["awaiting"]["seats"][0].as_u64().unwrap() as usize;
-        let moves: Vec<&Value> = views[seat]["legal_moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| !matches!(m["type"].as_str(), Some("report_revoke" | "take_back")))
-            .collect();
+        let moves: Vec<&Value> = moves_but_reports(&views[seat]);
         assert!(
             !moves.is_empty(),
             "seat {seat} has no move: {}",

@@ -612,3 +612,14 @@ pub fn client() -> reqwest::Client {
         .build()
         .expect("an HTTP client")
 }
+
+/// The legal moves of `view` but revoke reports and take-backs (which end
+/// or undo deals in club mode): what a test playing on at random picks from.
+pub fn moves_but_reports(view: &Value) -> Vec<&Value> {
+    view["legal_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| !matches!(m["type"].as_str(), Some("report_revoke" | "take_back")))
+        .collect()
+}
