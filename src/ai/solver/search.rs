@@ -54,32 +54,17 @@ impl Solver {
         let legal = state.legal(trump, self.rules);
         let mut moves = [0u8; 8];
         let count = self.moves(state, legal, table_move, &mut moves);
-        let maximising = team_index(state.mover()) == 0;
-        let mut best = if maximising { -INF } else { INF };
-        let mut best_move = moves[0];
-        let (start_alpha, start_beta) = (alpha, beta);
+        let mut node = Window::new(state.mover(), alpha, beta);
+        node.best_move = moves[0];
         for &index in &moves[..count] {
             let mut child = *state;
             child.play(u32::from(index), trump, self.rules);
             self.nodes += 1;
-            let value = self.search(&child, alpha, beta);
+            let value = self.search(&child, node.alpha, node.beta);
             if self.aborted {
                 return 0;
             }
-            if maximising {
-                if value > best {
-                    best = value;
-                    best_move = index;
-                }
-                alpha = alpha.max(value);
-            } else {
-                if value < best {
-                    best = value;
-                    best_move = index;
-                }
-                beta = beta.min(value);
-            }
-            if alpha >= beta {
+            if node.take(index, value) {
                 self.killers[state.remaining().count_ones() as usize] = index;
                 break;
             }
@@ -89,13 +74,13 @@ impl Solver {
         {
             self.table.store(
                 key,
-                best,
-                (start_alpha, start_beta),
-                best_move,
+                node.best,
+                (alpha, beta),
+                node.best_move,
                 state.remaining().count_ones(),
             );
         }
-        best
+        node.best
     }
 
     /// A zero-window probe of "is the final value at least `beta`?"
@@ -198,11 +183,9 @@ impl Solver {
             }
         }
         let legal = state.legal(trump, self.rules);
-        let maximising = team_index(state.mover()) == 0;
-        let mut best = if maximising { -INF } else { INF };
-        // Every value is finite, so the first card searched sets it.
-        let mut best_move = 0;
-        let (start_alpha, start_beta) = (alpha, beta);
+        // Every value is finite, so the first card searched sets the best
+        // move.
+        let mut node = Window::new(state.mover(), alpha, beta);
         // Searches the card at bit `index` and ends the move loop on a
         // cut-off.
         macro_rules! try_move {
@@ -227,29 +210,16 @@ impl Solver {
                         self.two_tricks_start::<NAT>(
                             &child,
                             child_budget,
-                            alpha - gain,
-                            beta - gain,
+                            node.alpha - gain,
+                            node.beta - gain,
                         )
                     } else {
-                        self.rest::<NAT>(&child, child_budget, alpha - gain, beta - gain)
+                        self.rest::<NAT>(&child, child_budget, node.alpha - gain, node.beta - gain)
                     };
                 if self.aborted {
                     return 0;
                 }
-                if maximising {
-                    if value > best {
-                        best = value;
-                        best_move = index;
-                    }
-                    alpha = alpha.max(value);
-                } else {
-                    if value < best {
-                        best = value;
-                        best_move = index;
-                    }
-                    beta = beta.min(value);
-                }
-                if alpha >= beta {
+                if node.take(index, value) {
                     self.killers[state.remaining().count_ones() as usize] = index;
                     break $moves;
                 }
@@ -302,13 +272,13 @@ impl Solver {
         {
             self.table.store(
                 key,
-                best,
-                (start_alpha, start_beta),
-                best_move,
+                node.best,
+                (alpha, beta),
+                node.best_move,
                 state.remaining().count_ones(),
             );
         }
-        best
+        node.best
     }
 
     /// The rest and nat searches at a trick's start: the end of the deal,
@@ -430,5 +400,55 @@ impl Solver {
             return Err(value);
         }
         Ok((table_move, key))
+    }
+}
+
+/// A node's alpha-beta window and the best child found so far, for the
+/// side to move: team A maximises, team B minimises.
+pub(super) struct Window {
+    maximising: bool,
+    /// The lower end of the window.
+    pub(super) alpha: i32,
+    /// The upper end of the window.
+    pub(super) beta: i32,
+    /// The best value found so far (fail-soft).
+    pub(super) best: i32,
+    /// The card that gave it.
+    pub(super) best_move: u8,
+}
+
+impl Window {
+    /// The window `(alpha, beta)` at a node where `seat` is to play, no
+    /// child searched yet.
+    #[inline]
+    pub(super) fn new(seat: u8, alpha: i32, beta: i32) -> Window {
+        let maximising = team_index(seat) == 0;
+        Window {
+            maximising,
+            alpha,
+            beta,
+            best: if maximising { -INF } else { INF },
+            best_move: 0,
+        }
+    }
+
+    /// Takes the value of the child reached by the card at bit `index`:
+    /// `true` when the window has closed (a cut-off).
+    #[inline]
+    pub(super) fn take(&mut self, index: u8, value: i32) -> bool {
+        if self.maximising {
+            if value > self.best {
+                self.best = value;
+                self.best_move = index;
+            }
+            self.alpha = self.alpha.max(value);
+        } else {
+            if value < self.best {
+                self.best = value;
+                self.best_move = index;
+            }
+            self.beta = self.beta.min(value);
+        }
+        self.alpha >= self.beta
     }
 }

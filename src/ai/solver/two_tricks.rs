@@ -9,7 +9,8 @@ use crate::rules::klaverjassen::{
 };
 
 use super::position::{State, may_make_roem, power_of, team_index};
-use super::{INF, Solver};
+use super::search::Window;
+use super::Solver;
 
 /// The first trick of the last two, as the two-trick search plays it: its
 /// cards (a mask), the suit led, how many, the position and `strength` of
@@ -98,8 +99,8 @@ impl Solver {
         leader: u8,
         end: (i32, i32, bool, bool),
         first: FirstTrick,
-        mut alpha: i32,
-        mut beta: i32,
+        alpha: i32,
+        beta: i32,
     ) -> i32 {
         let trump = self.trump;
         let seat = (leader + first.len) & 3;
@@ -114,8 +115,7 @@ impl Solver {
             };
             legal_cards(CardSet::from_bits(hand), trick, trump, self.rules).bits()
         };
-        let maximising = team_index(seat) == 0;
-        let mut best = if maximising { -INF } else { INF };
+        let mut node = Window::new(seat, alpha, beta);
         let mut bits = legal;
         while bits != 0 {
             // The limits are looked at before each card, as the other
@@ -143,20 +143,13 @@ impl Solver {
                 self.nodes += 4;
                 self.two_tricks_end::<NAT>(hands, leader, end, &next)
             } else {
-                self.two_tricks_play::<NAT>(hands, leader, end, next, alpha, beta)
+                self.two_tricks_play::<NAT>(hands, leader, end, next, node.alpha, node.beta)
             };
-            if maximising {
-                best = best.max(value);
-                alpha = alpha.max(value);
-            } else {
-                best = best.min(value);
-                beta = beta.min(value);
-            }
-            if alpha >= beta {
+            if node.take(index as u8, value) {
                 break;
             }
         }
-        best
+        node.best
     }
 
     /// [`Solver::two_tricks`] once the first trick holds its four cards
