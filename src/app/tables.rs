@@ -192,13 +192,20 @@ pub async fn lobby(
     let mut conn = app.store.acquire().await?;
     let kind = kind.map(GameKind::as_str);
     if filter.is_empty() {
-        let rows = games::lobby(&mut conn, kind, page.after, page.limit + 1).await?;
+        let rows = games::lobby(
+            &mut conn,
+            app.store.backend(),
+            kind,
+            page.after,
+            page.limit + 1,
+        )
+        .await?;
         return page.listing(rows);
     }
     let mut kept = Vec::new();
     let mut after = page.after;
     loop {
-        let rows = games::lobby(&mut conn, kind, after, LOBBY_SCAN).await?;
+        let rows = games::lobby(&mut conn, app.store.backend(), kind, after, LOBBY_SCAN).await?;
         let more = rows.len() as i64 == LOBBY_SCAN;
         after = rows.last().map(|row| Cursor {
             created_at: row.created_at,
@@ -225,6 +232,13 @@ pub async fn lobby(
 /// The database's.
 pub async fn of_player(app: &App, player: Uuid, page: PageQuery) -> Result<Listing, Error> {
     let mut conn = app.store.acquire().await?;
-    let rows = games::of_player(&mut conn, player, page.after, page.limit + 1).await?;
+    let rows = games::of_player(
+        &mut conn,
+        app.store.backend(),
+        player,
+        page.after,
+        page.limit + 1,
+    )
+    .await?;
     page.listing(rows)
 }

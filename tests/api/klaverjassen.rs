@@ -140,6 +140,23 @@ async fn a_complete_sixteen_deal_match_is_played_over_http(db: Db) {
         deal_events.iter().all(|e| e["data"]["hands"].is_array()),
         "hands are public once a deal is over"
     );
+    // Each player's list of games shows the finished match as its own
+    // view does: the page's one statement reads seats and sheet rows too.
+    for player in &players {
+        let mine = app
+            .send(
+                Method::GET,
+                "/v1/players/me/games",
+                Some(&player.token),
+                None,
+            )
+            .await;
+        let items = mine.body["items"].as_array().unwrap();
+        assert_eq!(items.len(), 1, "{}", mine.body);
+        for field in ["id", "status", "version", "options", "host", "seats"] {
+            assert_eq!(items[0][field], views[0][field], "{field}");
+        }
+    }
 }
 
 async fn a_deal_in_progress_shows_its_hands_in_no_event(db: Db) {

@@ -220,45 +220,80 @@ fn seats_from_json(json: Option<&str>) -> Result<Vec<SeatRow>, sqlx::Error> {
     Ok(seats)
 }
 
+/// A page of games whose rows `$where` (a `FROM games WHERE ... LIMIT $4`
+/// clause) picks, each with its newest finished records and its seats, in
+/// one statement on `backend`.
+macro_rules! page_statement {
+    ($backend:expr, $where:expr) => {
+        match $backend {
+            Backend::Postgres => concat!(
+                "SELECT ",
+                game_columns!(),
+                ", ",
+                postgres_records!(),
+                ", ",
+                postgres_seats!(),
+                $where
+            ),
+            Backend::Sqlite => concat!(
+                "SELECT ",
+                game_columns!(),
+                ", ",
+                records_column!(),
+                ", ",
+                sqlite_seats!(),
+                $where
+            ),
+        }
+    };
+}
+
 /// Tables waiting for players, newest first, optionally of one kind.
 pub async fn lobby(
     conn: &mut AnyConnection,
+    backend: Backend,
     kind: Option<&str>,
     after: Option<Cursor>,
     limit: i64,
 ) -> Result<Vec<GameRow>, sqlx::Error> {
-    let query = sqlx::query(concat!(
-        "SELECT ",
-        game_columns!(),
+    let statement = page_statement!(
+        backend,
         " FROM games \
          WHERE status = 'waiting' AND ($1 IS NULL OR kind = $1) \
            AND id NOT IN (SELECT game_id FROM invite_codes) \
            AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
          ORDER BY created_at DESC, id DESC LIMIT $4"
-    ))
-    .bind(kind);
-    page(conn, query, after, limit).await
+    );
+    page(conn, sqlx::query(statement).bind(kind), after, limit).await
 }
 
 /// The games `player` sits at, newest first.
 pub async fn of_player(
     conn: &mut AnyConnection,
+    backend: Backend,
     player: Uuid,
     after: Option<Cursor>,
     limit: i64,
 ) -> Result<Vec<GameRow>, sqlx::Error> {
-    let query = sqlx::query(
-        "SELECT g.id, g.kind, g.status, g.version, g.host_id, g.options, g.state, g.fairness, g.created_at, g.automation, g.due_at, g.deals_stored \
-         FROM games g JOIN game_seats s ON s.game_id = g.id \
-         WHERE s.player_id = $1 AND (g.created_at < $2 OR (g.created_at = $2 AND g.id < $3)) \
-         ORDER BY g.created_at DESC, g.id DESC LIMIT $4",
+    let statement = page_statement!(
+        backend,
+        " FROM games \
+         WHERE id IN (SELECT game_id FROM game_seats WHERE player_id = $1) \
+           AND (created_at < $2 OR (created_at = $2 AND id < $3)) \
+         ORDER BY created_at DESC, id DESC LIMIT $4"
+    );
+    page(
+        conn,
+        sqlx::query(statement).bind(id_text(player)),
+        after,
+        limit,
     )
-    .bind(id_text(player));
-    page(conn, query, after, limit).await
+    .await
 }
 
 /// The games `query` lists, its `$1` bound: at most `limit` (`$4`) after
-/// `after` (`$2` and `$3`), with their seats.
+/// `after` (`$2` and `$3`), with their seats and newest finished records
+/// read in the same statement.
 async fn page(
     conn: &mut AnyConnection,
     query: sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments>,
@@ -280,8 +315,8 @@ async fn page(
     for row in &rows {
         let mut game = game_from(row)?;
         let deals_stored = row.try_get("deals_stored")?;
-        records::complete(conn, &mut game, deals_stored, None).await?;
-        game.seats = seats_of(conn, game.id).await?;
+        records::complete(conn, &mut game, deals_stored, row.try_get("records")?).await?;
+        game.seats = seats_from_json(row.try_get("seats")?)?;
         games.push(game);
     }
     Ok(games)
