@@ -1,6 +1,8 @@
 //! The `klaverjassen` object of a game view: the match as one seat may see
 //! it, its tricks and its score sheet.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
@@ -109,7 +111,7 @@ pub enum SheetRow {
     /// Built from the rules' record.
     Record(DealRecord),
     /// As stored.
-    Stored(Box<RawValue>),
+    Stored(Arc<RawValue>),
 }
 
 /// Where a match stands.

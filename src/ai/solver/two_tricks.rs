@@ -8,9 +8,9 @@ use crate::rules::klaverjassen::{
     CardSet, LAST_TRICK, Team, TrickSoFar, legal_cards, roem, set_points,
 };
 
+use super::Solver;
 use super::position::{State, may_make_roem, power_of, team_index};
 use super::search::Window;
-use super::Solver;
 
 /// The first trick of the last two, as the two-trick search plays it: its
 /// cards (a mask), the suit led, how many, the position and `strength` of
