@@ -23,7 +23,6 @@ no answer 500 or another 5xx than 503, and every 503 a
 as at the start, both ready. Prints, for each fault, the time without a
 primary and the time until moves succeed again. Exits non-zero on failure.
 """
-import http.client
 import json
 import os
 import signal
@@ -31,9 +30,11 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
 import urllib.request
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from http_calls import Calls  # noqa: E402
 
 PROXY = os.environ["PROXY_URL"]
 DIRECT = os.environ["DIRECT_URLS"].split()
@@ -52,7 +53,7 @@ RECOVER_WITHIN = 60.0  # a fault not recovered from by then fails the run
 
 lock = threading.Lock()
 stop = threading.Event()
-answers = []           # (wall time, method, path, status, code, retry_after)
+calls = Calls(PROXY, clock=time.time)   # every answer (http_calls.Answer), at wall times
 acked = {}             # (game, seq) -> (seat, wall time)  the person's moves
 games = []             # the person's games
 client_errors = []
@@ -78,41 +79,12 @@ def psql(port, database, sql, timeout=5):
 
 # ---- the person at the computer players' tables ----
 
-def call(method, path, token=None, body=None, key=None, timeout=15):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(PROXY + path, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    if key:
-        req.add_header("Idempotency-Key", key)
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            status, head, raw = resp.status, resp.headers, resp.read()
-    except urllib.error.HTTPError as err:
-        status, head, raw = err.code, err.headers, err.read()
-    except (urllib.error.URLError, ConnectionError, http.client.HTTPException, TimeoutError, OSError):
-        return None, None
-    try:
-        parsed = json.loads(raw) if raw else None
-    except ValueError:
-        parsed = raw
-    code = parsed.get("code") if isinstance(parsed, dict) else None
-    with lock:
-        answers.append((time.time(), method, path.split("?")[0], status, code, head.get("Retry-After")))
-    return status, parsed
-
-
 def until_answered(method, path, token=None, body=None, key=None):
     """The same request (the same Idempotency-Key) until an answer that is
     not a 503 or a lost connection."""
-    for _ in range(1200):
-        status, parsed = call(method, path, token, body, key)
-        if status is not None and status != 503:
-            return status, parsed
-        time.sleep(0.1)
-    raise RuntimeError(f"{method} {path}: no answer for minutes")
+    headers = {"Idempotency-Key": key} if key else None
+    return calls.until_answered(method, path, token, body, headers, pause=0.1, give_up_after=120.0,
+                                timeout=15)
 
 
 def new_table():
@@ -309,13 +281,12 @@ def main():
         t.join(timeout=30)
 
     check("the person's client played on without an unexpected answer", not client_errors, client_errors[:3])
-    with lock:
-        seen = list(answers)
-    errors = [a for a in seen if a[3] >= 500 and a[3] != 503]
+    seen = calls.recorded()
+    errors = [a for a in seen if a.status >= 500 and a.status != 503]
     check("no answer 500 or another 5xx than 503 (the person's client)", not errors, errors[:3])
-    bad = [a for a in seen if a[3] == 503 and (a[4] != "database_unavailable" or not a[5])]
+    bad = [a for a in seen if a.status == 503 and (a.code != "database_unavailable" or not a.retry_after)]
     check("every 503 is database_unavailable with Retry-After", not bad, bad[:3])
-    unavailable = sum(1 for a in seen if a[3] == 503)
+    unavailable = sum(1 for a in seen if a.status == 503)
     with open(os.path.join(WORK, "nginx-access.log")) as log:
         statuses = [line.split('" ', 1)[1].split()[0] for line in log if '" ' in line]
     proxied_errors = [s for s in statuses if s.startswith("5") and s != "503"]

@@ -13,12 +13,9 @@ documented wait for a connection (DB_ACQUIRE_TIMEOUT_MS, 2 s by default),
 503s seen during the outage, and /readyz red within 1 s of the stop and
 green again by itself. Prints a summary; exits non-zero on failure.
 """
-import http.client
-import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -26,6 +23,9 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from http_calls import Calls  # noqa: E402
 
 PORT = int(os.environ["PORT"])
 BASE = f"http://127.0.0.1:{PORT}"
@@ -39,53 +39,12 @@ READY_WITHIN = 1.0     # /readyz answers within 1 s (docs/operations.md)
 OUTAGE = 15.0
 
 lock = threading.Lock()
-answers = []           # (start, seconds, method, path, status, retry_after, code)
-no_answer = []         # (start, method, path, error)
+calls = Calls(BASE)    # every answer (http_calls.Answer), every request left unanswered
+until_answered = calls.until_answered
 acked = {}             # (game, seq) -> (seat, move)
 stop = threading.Event()
 ready_samples = []     # (start, seconds, status or None)
 instance = None
-
-
-def call(method, path, token=None, body=None, headers=None, timeout=10):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(BASE + path, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    for name, value in (headers or {}).items():
-        req.add_header(name, value)
-    start = time.monotonic()
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            status, head, raw = resp.status, resp.headers, resp.read()
-    except urllib.error.HTTPError as err:
-        status, head, raw = err.code, err.headers, err.read()
-    except (urllib.error.URLError, ConnectionError, http.client.HTTPException, socket.timeout, OSError) as err:
-        with lock:
-            no_answer.append((start, method, path, repr(err)))
-        return None, None
-    try:
-        parsed = json.loads(raw) if raw else None
-    except ValueError:
-        parsed = raw
-    code = parsed.get("code") if isinstance(parsed, dict) else None
-    with lock:
-        answers.append((start, time.monotonic() - start, method, path.split("?")[0], status,
-                        head.get("Retry-After"), code))
-    return status, parsed
-
-
-def until_answered(method, path, token=None, body=None, headers=None):
-    """Retries (same request, same Idempotency-Key) until an answer that is
-    not a 503 or a lost connection."""
-    for _ in range(600):
-        status, parsed = call(method, path, token, body, headers)
-        if status is not None and status != 503:
-            return status, parsed
-        time.sleep(0.25)
-    raise RuntimeError(f"{method} {path}: no answer for minutes")
 
 
 def new_table():
@@ -252,25 +211,26 @@ def main():
     for t in threads:
         t.join(timeout=60)
 
+    all_answers = calls.recorded()
     with lock:
-        all_answers = list(answers)
         samples = list(ready_samples)
     check("every client played to the end without an unexpected answer", not client_errors, client_errors[:3])
     # No 500, ever; every 503 is database_unavailable with Retry-After, in time.
-    errors = [a for a in all_answers if a[4] >= 500 and a[4] != 503]
+    errors = [a for a in all_answers if a.status >= 500 and a.status != 503]
     check("no request answered 500 (or another 5xx than 503)", not errors, errors[:3])
-    unavailable = [a for a in all_answers if a[4] == 503]
-    bad = [a for a in unavailable if a[6] != "database_unavailable" or not a[5]]
+    unavailable = [a for a in all_answers if a.status == 503]
+    bad = [a for a in unavailable if a.code != "database_unavailable" or not a.retry_after]
     check("every 503 is database_unavailable with Retry-After", not bad, bad[:3])
-    slow = max((a[1] for a in unavailable), default=0.0)
+    slow = max((a.seconds for a in unavailable), default=0.0)
     check(f"every 503 answered within the documented wait ({DB_WAIT:.0f} s)", slow <= DB_WAIT + SLACK,
           f"slowest {slow:.2f} s")
-    during = [a for a in all_answers if stopped + 0.5 <= a[0] and a[0] + a[1] <= starting]
-    not_503 = [(round(a[0] - stopped, 2), round(a[1], 2), a[2], a[3], a[4]) for a in during if a[4] != 503]
+    during = [a for a in all_answers if stopped + 0.5 <= a.start and a.start + a.seconds <= starting]
+    not_503 = [(round(a.start - stopped, 2), round(a.seconds, 2), a.method, a.path, a.status)
+               for a in during if a.status != 503]
     check("requests during the outage were answered 503", during and not not_503,
-          f"{len(during)} answered, statuses {sorted({a[4] for a in during})}; "
+          f"{len(during)} answered, statuses {sorted({a.status for a in during})}; "
           f"others (start after the stop, seconds, method, path, status): {not_503[:5]}")
-    slow_any = max((a[1] for a in during), default=0.0)
+    slow_any = max((a.seconds for a in during), default=0.0)
     check("no request hung during the outage", slow_any <= DB_WAIT + SLACK, f"slowest {slow_any:.2f} s")
     # The first red answer that arrived after the stop, whenever its probe
     # began: a probe that began while Postgres was shutting down and waited
@@ -315,7 +275,7 @@ def main():
     check("no move in the log that was not acknowledged (none applied twice)", not extra, extra[:5])
     check("each logged move is the acknowledged one", not wrong, wrong[:5])
 
-    lost = len(no_answer)
+    lost = len(calls.no_answer)
     print(f"\nsummary: {len(acked)} acknowledged moves in {len(games)} games, {len(all_answers)} answers, "
           f"{len(unavailable)} x 503 (slowest {slow:.2f} s), {lost} requests without an answer "
           f"(the instance killed), /readyz red after {first_red if first_red is None else round(first_red, 2)} s, "
