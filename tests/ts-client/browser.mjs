@@ -378,6 +378,8 @@ async function invite() {
     check("each saw the other's cards live", h.sawOther && f.sawOther, `host ${h.sawOther}, friend ${f.sawOther}`);
     const rows = await Promise.all([host, friend].map((v) => v.page.locator('.sheet tbody tr:not(.totals)').count()));
     check('both see the score sheet row', rows[0] === 1 && rows[1] === 1, rows.join(', '));
+    await Promise.all([host, friend].map((v) => v.page.locator('.analysis').waitFor()));
+    check("both see the deal's analysis", true);
   } catch (error) {
     check('the invite run completed', false, String(error instanceof Error ? error.stack : error));
   } finally {

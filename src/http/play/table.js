@@ -93,7 +93,7 @@ function header(view) {
   const parts = [t(view.status)];
   if (view.klaverjassen) {
     const kj = view.klaverjassen;
-    if ('deals' in view.options) parts.push(t('deal_of', { n: kj.deal_number, deals: view.options.deals }));
+    if (view.game === 'klaverjassen') parts.push(t('deal_of', { n: kj.deal_number, deals: view.options.deals }));
     if (kj.phase !== 'finished') {
       const by = kj.trump && kj.trump_chosen_by !== null && kj.trump_chosen_by !== undefined
         ? ` (${t('named_by', { who: seatName(view, kj.trump_chosen_by) })})` : '';
@@ -107,7 +107,7 @@ function header(view) {
     const who = view.klaverjassen.passed.map((s) => seatName(view, s)).join(', ');
     box.append(el('p', 'passed', t('passed', { who })));
   }
-  if ('trump_choice' in view.options) box.append(el('p', 'rules', houseRules(view.options)));
+  if (view.game === 'klaverjassen') box.append(el('p', 'rules', houseRules(view.options)));
   const awaiting = view.awaiting;
   if (awaiting) {
     const mine = view.you !== null && view.you !== undefined && awaiting.seats.includes(view.you);
