@@ -221,6 +221,71 @@ fn a_new_tables_options_are_tied_to_its_game_by_one_of() {
     }
 }
 
+/// A view or a listing shows the options of its own game: a `oneOf` told
+/// apart by `game`, each branch with `game` fixed and that game's options,
+/// so a client knows the options' shape from `game`.
+#[test]
+fn a_tables_options_are_tied_to_its_game_in_views_and_listings() {
+    let doc: serde_json::Value = serde_json::to_value(kaarttafel::http::openapi()).unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let named = |name: &str| serde_json::json!({ "$ref": format!("#/components/schemas/{name}") });
+    for name in ["GameView", "GameSummary"] {
+        assert_eq!(
+            schemas[name]["discriminator"]["propertyName"], "game",
+            "{name}"
+        );
+        let branches = schemas[name]["oneOf"].as_array().expect("a oneOf");
+        let mapping = schemas[name]["discriminator"]["mapping"]
+            .as_object()
+            .unwrap();
+        assert_eq!(branches.len(), mapping.len(), "{name}");
+        for (game, options) in [
+            ("klaverjassen", "KlaverjassenOptionsView"),
+            ("potverteren", "PotverterenOptionsView"),
+        ] {
+            let branch = referenced(&doc, &serde_json::json!({ "$ref": mapping[game] }))
+                .unwrap_or_else(|| panic!("{name}: no branch for {game}"));
+            assert!(
+                branches.contains(&serde_json::json!({ "$ref": mapping[game] })),
+                "{name}"
+            );
+            let own = branch["allOf"]
+                .as_array()
+                .and_then(|parts| {
+                    parts
+                        .iter()
+                        .find(|part| part["properties"]["game"].is_object())
+                })
+                .unwrap_or_else(|| panic!("{name}: the {game} branch fixes no game"));
+            assert_eq!(
+                own["properties"]["game"]["enum"],
+                serde_json::json!([game]),
+                "{name}"
+            );
+            assert_eq!(
+                own["properties"]["options"]["$ref"],
+                named(options)["$ref"],
+                "{name}"
+            );
+        }
+    }
+    assert_eq!(
+        schemas["Page_GameSummary"]["properties"]["items"]["items"],
+        named("GameSummary")
+    );
+    // A Klaverjassen table fits with its own options, and with the other
+    // game's it fits no branch at all.
+    let summary = schemas["GameSummary"]["examples"][0].clone();
+    assert_eq!(summary["game"], "klaverjassen");
+    assert_eq!(
+        misfits(&doc, &named("GameSummary"), &summary),
+        Vec::<String>::new()
+    );
+    let mut wrong = summary;
+    wrong["options"] = schemas["PotverterenOptionsView"]["example"].clone();
+    assert!(!misfits(&doc, &named("GameSummary"), &wrong).is_empty());
+}
+
 /// The schema a `$ref` names, if it is one of ours.
 fn referenced<'d>(
     doc: &'d serde_json::Value,
@@ -478,7 +543,7 @@ fn every_example_fits_its_schema() {
             serde_json::json!({"type": "play", "card": "10H", "seat": 1}),
         ),
         (
-            doc["components"]["schemas"]["GameView"]["properties"]["id"].clone(),
+            doc["components"]["schemas"]["GameViewCommon"]["properties"]["id"].clone(),
             serde_json::json!("0b9c5c2e"),
         ),
         (

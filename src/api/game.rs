@@ -47,9 +47,11 @@ pub struct GameView {
     pub legal_moves: Vec<table::Move>,
     /// The Klaverjassen match as the caller may see it; absent until every seat is taken.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = KlaverjassenView)]
     pub klaverjassen: Option<KlaverjassenView>,
     /// The Potverteren table as the caller may see it; absent until every seat is taken.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = PotverterenView)]
     pub potverteren: Option<PotverterenView>,
     /// The commitment to the server seeds and the seat seeds in force
     /// (docs/fairness.md).
@@ -348,6 +350,7 @@ pub struct FairnessView {
     /// Potverteren: the next chain's commitment, once the last round of the
     /// current chain has begun; else null.
     #[schema(example = "0554e507e92c9856e895f774c7bdc37eabe99969782990f2cdf4df1e5aa741bd")]
+    #[schema(required = true)]
     pub next_commitment: Option<String>,
     /// The seat seeds in force, by seat; null where none was sent.
     #[schema(value_type = Vec<Option<String>>, example = json!(["9f2c", null, null, "00ff17"]))]

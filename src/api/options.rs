@@ -136,7 +136,9 @@ impl ToSchema for FourJacks {}
 /// The options of either game, as a game shows them: every option present.
 /// (The request's all-optional shapes would both match either game's
 /// options, so a generated client read Potverteren options as Klaverjassen
-/// ones; with every option required the two are told apart.)
+/// ones; with every option required the two are told apart.) The document
+/// goes further and ties them to `game`: `http::openapi` replaces this
+/// `oneOf` with one view and one summary schema per game.
 #[derive(ToSchema)]
 #[serde(untagged)]
 pub enum OptionsSchema {
@@ -182,7 +184,7 @@ pub struct KlaverjassenOptionsView {
     /// The roem of four jacks in one trick: 200 or 100.
     pub four_jacks: FourJacks,
     /// Seconds a seat has for its turn, 5..3600; null for no clock.
-    #[schema(example = 60, minimum = 5, maximum = 3600)]
+    #[schema(example = 60, minimum = 5, maximum = 3600, required = true)]
     pub turn_seconds: Option<u32>,
     /// Milliseconds a computer player waits before its move, 0..10000.
     #[schema(example = 800, minimum = 0, maximum = 10000)]
@@ -216,7 +218,7 @@ pub struct PotverterenOptionsView {
     #[schema(example = false)]
     pub auto_deal: bool,
     /// Seconds a seat has for its turn, 5..3600; null for no clock.
-    #[schema(example = 60, minimum = 5, maximum = 3600)]
+    #[schema(example = 60, minimum = 5, maximum = 3600, required = true)]
     pub turn_seconds: Option<u32>,
     /// Milliseconds a computer player waits before its move, 0..10000.
     #[schema(example = 800, minimum = 0, maximum = 10000)]

@@ -236,6 +236,7 @@ pub struct LastRound {
     /// The round's server seed `s(k)` (docs/fairness.md); filled in by the
     /// table around the rules, which keeps the seeds.
     #[schema(example = "5be1c0f8a3d24e6b9f7a1c3e5d7b9f1a2c4e6a8b0d2f4a6c8e0b2d4f6a8c0e2f")]
+    #[schema(required = true)]
     pub server_seed: Option<String>,
     /// The seat seeds mixed into the round's deck and lot, by seat (null where none).
     #[schema(example = json!([null, null, "00ff17", null, null]))]

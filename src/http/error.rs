@@ -37,7 +37,7 @@ pub struct Problem {
     pub code: String,
     /// For a refused move: the moves the caller may make now.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<crate::api::moves::MoveSchema>>)]
+    #[schema(value_type = Vec<crate::api::moves::MoveSchema>)]
     pub legal_moves: Option<serde_json::Value>,
 }
 

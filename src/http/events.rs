@@ -41,6 +41,7 @@ pub struct EventView {
     pub kind: String,
     /// The seat that acted.
     #[schema(example = 0)]
+    #[schema(required = true)]
     pub seat: Option<u8>,
     /// Who made the change: `player`, `bot` (a computer player) or `clock`
     /// (a move made for a seat whose clock ran out or that is away, or a

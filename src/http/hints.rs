@@ -31,6 +31,7 @@ pub struct MoveValue {
     /// sampled deals. Potverteren: the caller's expected chips this round
     /// from now on. Null for a move not weighed (the only sensible move).
     #[schema(example = 23.5)]
+    #[schema(required = true)]
     pub value: Option<f64>,
 }
 

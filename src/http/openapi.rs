@@ -53,7 +53,97 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
-    describe_nullable_references(answers_every_route_can_give(api))
+    options_tied_to_game(describe_nullable_references(answers_every_route_can_give(
+        api,
+    )))
+}
+
+/// The games whose tables a view can show: `game`'s value, and the prefix
+/// of the schema names of that game's options.
+const GAMES: [(&str, &str); 2] = [
+    ("klaverjassen", "Klaverjassen"),
+    ("potverteren", "Potverteren"),
+];
+
+/// Ties a table's `options` to its `game`. Each schema of a table with both
+/// (`GameView`, `GameSummary`) becomes a `oneOf` of one schema per game,
+/// told apart by `game` (a discriminator): the fields both games share
+/// (`<Name>Common`) with `game` fixed to that game's name and that game's
+/// options (`allOf`). A client generated from the document then knows a
+/// table's options once it has tested `game`, instead of being handed either
+/// game's options to tell apart itself (the `OptionsSchema` the types
+/// declare, which this replaces). A listing's items refer to the new schema.
+fn options_tied_to_game(mut api: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use utoipa::openapi::schema::{
+        AllOfBuilder, ArrayItems, Discriminator, ObjectBuilder, OneOfBuilder, Schema, Type,
+    };
+    use utoipa::openapi::{Ref, RefOr};
+    let Some(components) = api.components.as_mut() else {
+        return api;
+    };
+    let described = |property: Option<RefOr<Schema>>| match property {
+        Some(RefOr::Ref(reference)) => Some(reference.description),
+        Some(RefOr::T(Schema::Object(object))) => object.description,
+        _ => None,
+    };
+    for name in ["GameView", "GameSummary"] {
+        let Some(RefOr::T(Schema::Object(whole))) = components.schemas.remove(name) else {
+            panic!("{name}: no object schema to tie its options to its game");
+        };
+        let mut common = whole.clone();
+        let game_description = described(common.properties.remove("game"));
+        let options_description = described(common.properties.remove("options"));
+        common
+            .required
+            .retain(|field| field != "game" && field != "options");
+        common.description = Some(format!(
+            "The fields of a `{name}` that do not depend on the game."
+        ));
+        common.example = None;
+        let common_name = format!("{name}Common");
+        let mut one_of = OneOfBuilder::new()
+            .description(whole.description.clone())
+            .examples(whole.example.clone());
+        let mut mapping = Vec::new();
+        for (game, prefix) in GAMES {
+            let branch_name = format!("{prefix}{name}");
+            let mut options = Ref::from_schema_name(format!("{prefix}OptionsView"));
+            options.description = options_description.clone().unwrap_or_default();
+            let own = ObjectBuilder::new()
+                .property(
+                    "game",
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .enum_values(Some([game]))
+                        .description(game_description.clone()),
+                )
+                .required("game")
+                .property("options", options)
+                .required("options");
+            let branch = AllOfBuilder::new()
+                .item(Ref::from_schema_name(&common_name))
+                .item(own)
+                .description(Some(format!("A {prefix} table's `{name}`.")));
+            components
+                .schemas
+                .insert(branch_name.clone(), branch.into());
+            one_of = one_of.item(Ref::from_schema_name(&branch_name));
+            mapping.push((game, format!("#/components/schemas/{branch_name}")));
+        }
+        let one_of = one_of.discriminator(Some(Discriminator::with_mapping("game", mapping)));
+        components
+            .schemas
+            .insert(common_name, RefOr::T(Schema::Object(common)));
+        components.schemas.insert(name.into(), one_of.into());
+    }
+    if let Some(RefOr::T(Schema::Object(page))) = components.schemas.get_mut("Page_GameSummary")
+        && let Some(RefOr::T(Schema::Array(items))) = page.properties.get_mut("items")
+    {
+        items.items =
+            ArrayItems::RefOrSchema(Box::new(Ref::from_schema_name("GameSummary").into()));
+    }
+    components.schemas.remove("OptionsSchema");
+    api
 }
 
 /// Moves the description of every nullable field of a named type up to the

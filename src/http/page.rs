@@ -13,6 +13,7 @@ pub struct Page<T: ToSchema> {
     pub items: Vec<T>,
     /// Pass as `cursor` to get the next page; null on the last page.
     #[schema(example = "1796465700000000_0b9c5c2e-4f1a-4d2b-9a57-3f0c2d8e6a11")]
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 

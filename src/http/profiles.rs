@@ -35,6 +35,7 @@ pub struct Profile {
     pub name: String,
     /// The level, for a computer player; null for a person.
     #[schema(example = "strong")]
+    #[schema(required = true)]
     pub bot: Option<String>,
     /// Finished matches, per game.
     pub stats: GameStats,
@@ -77,6 +78,7 @@ pub struct KlaverjassenStats {
     /// matches (score sheet: card points, roem, nat and pit); null before
     /// the first.
     #[schema(example = 87.5)]
+    #[schema(required = true)]
     pub average_points_per_deal: Option<f64>,
 }
 

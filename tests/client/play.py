@@ -28,9 +28,9 @@ from kaarttafel_client.models import (
     ChooseTrumpMove,
     CreatedPlayer,
     DealMove,
-    GameView,
     Invite,
     HitMove,
+    KlaverjassenGameView,
     KlaverjassenOptions,
     KlaverjassenOptionsView,
     Level,
@@ -43,6 +43,7 @@ from kaarttafel_client.models import (
     PassMove,
     PlayMove,
     PlayMoveType,
+    PotverterenGameView,
     PotverterenOptions,
     PotverterenOptionsView,
     Problem,
@@ -53,6 +54,9 @@ from kaarttafel_client.models import (
     Variant,
 )
 from kaarttafel_client.types import Unset
+
+# A view is one game's: `game` tells which, and with it the options' shape.
+GameView = KlaverjassenGameView | PotverterenGameView
 
 BASE_URL = os.environ["KAARTTAFEL_URL"]
 rng = random.Random(int(os.environ.get("PLAY_SEED", "20240601")))
@@ -141,6 +145,7 @@ def klaverjassen_deal() -> None:
     players = [Player(name) for name in ("Anne", "Bob", "Cor", "Dirk")]
     options = KlaverjassenOptions(deals=1, revoke_mode=RevokeMode.ENFORCED)
     view, by_seat = seat_everyone(players[0], players[1:], NewKlaverjassenGame(game=NewKlaverjassenGameGame.KLAVERJASSEN, options=options))
+    check(isinstance(view, KlaverjassenGameView), f"view: {view!r}")
     check(isinstance(view.options, KlaverjassenOptionsView), f"options: {view.options!r}")
     assert isinstance(view.options, KlaverjassenOptionsView)
     check(view.options.deals == 1 and view.options.first_dealer == 3, f"options: {view.options!r}")
@@ -232,6 +237,7 @@ def potverteren_round() -> None:
     players = [Player(name) for name in ("Els", "Fred", "Gijs", "Hanna", "Ids")]
     options = PotverterenOptions(seats=5, variant=Variant.AUCTION, starting_chips=100)
     view, by_seat = seat_everyone(players[0], players[1:], NewPotverterenGame(game=NewPotverterenGameGame.POTVERTEREN, options=options))
+    check(isinstance(view, PotverterenGameView), f"view: {view!r}")
     check(isinstance(view.options, PotverterenOptionsView), f"options: {view.options!r}")
     assert isinstance(view.options, PotverterenOptionsView)
     check(view.options.seats == 5 and view.options.starting_chips == 100, f"options: {view.options!r}")

@@ -150,6 +150,9 @@ async function potverteren() {
   }));
   check('Potverteren: the table starts at once with four computer players', created.status === 'playing',
     created.status);
+  // `game` tells the options' shape: the type narrows to Potverteren's.
+  check('Potverteren: the view shows the seats and chips asked for', created.game === 'potverteren'
+    && created.options.seats === 5 && created.options.starting_chips === 100, JSON.stringify(created.options));
   const before = created.potverteren?.balances.reduce((a, b) => a + b, 0) ?? 0;
   const { view } = await playUntil(created.id, bob.headers, (v) => v.potverteren?.last_round != null, (v) => {
     // Bid the minimum in the auction; then hit while under 12, else stand.

@@ -5,9 +5,11 @@
 # scripts against them (tsc --checkJs), starts the server on a fresh SQLite
 # file (the release binary when current, else the debug one CI already
 # built), plays a Klaverjassen deal and a Potverteren round through
-# openapi-fetch (play.mjs), and plays a deal on /play in Debian's Chromium
-# under PATH_PREFIX=/cards (browser.mjs; skipped with NO_BROWSER=1).
-# Screenshots land in target/ci-artifacts/play*.png. Exits non-zero on any
+# openapi-fetch (play.mjs), and plays on /play in Debian's Chromium under
+# PATH_PREFIX=/cards (browser.mjs: Klaverjassen with house rules,
+# Potverteren, a friend joining by invite code; with axe-core), then again
+# behind nginx (deploy/nginx.conf) with the same prefix (skipped with
+# NO_BROWSER=1). Screenshots land in target/ci-artifacts/play*.png. Exits non-zero on any
 # failure; the server is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -18,6 +20,7 @@ target="${CARGO_TARGET_DIR:-$repo/target}"
 work=$(mktemp -d)
 server_pid=""
 cleanup() {
+    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
     if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
     rm -rf "$work"
 }
@@ -57,6 +60,17 @@ if [ "${NO_BROWSER:-}" != 1 ]; then
         apt-get update -qq && apt-get install -y -qq chromium >/dev/null
     fi
     node browser.mjs "$url" "$target/ci-artifacts/play.png" || status=$?
+
+    # The same page behind nginx (deploy/nginx.conf, its upstream this one
+    # server), under the prefix: the live stream and the invite through it.
+    command -v nginx >/dev/null || {
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq && apt-get install -y -qq nginx-light >/dev/null
+    }
+    proxy_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    "$repo/tests/proxy/nginx_conf.sh" "$port" "$port" "$proxy_port" "$work" >"$work/nginx.conf"
+    nginx -c "$work/nginx.conf" -p "$work" -e "$work/nginx-error.log"
+    node browser.mjs "http://127.0.0.1:$proxy_port/cards" "$target/ci-artifacts/play-nginx.png" || status=$?
 fi
 [ "$status" -eq 0 ] || { echo "--- server log"; tail -n 40 "$work/server.log"; }
 exit "$status"

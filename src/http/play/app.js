@@ -12,6 +12,7 @@ import { el, renderTable } from './table.js';
 /** @typedef {import('./api.js').NewGame} NewGame */
 /** @typedef {import('./api.js').Hint} Hint */
 /** @typedef {import('./api.js').DealAnalysis} DealAnalysis */
+/** @typedef {import('kaarttafel-api').components['schemas']['KlaverjassenOptions']} KlaverjassenOptions */
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 const notice = /** @type {HTMLElement} */ (document.getElementById('notice'));
@@ -66,6 +67,33 @@ function select(values, chosen, label = (v) => v) {
   return s;
 }
 
+/**
+ * The values each Klaverjassen house rule may take, the default first.
+ * @type {{
+ *   trump_obligation: NonNullable<KlaverjassenOptions['trump_obligation']>[],
+ *   undertrump: NonNullable<KlaverjassenOptions['undertrump']>[],
+ *   trump_choice: NonNullable<KlaverjassenOptions['trump_choice']>[],
+ *   four_jacks: NonNullable<KlaverjassenOptions['four_jacks']>[],
+ * }}
+ */
+const HOUSE_RULES = {
+  trump_obligation: ['rotterdam', 'amsterdam'],
+  undertrump: ['last_resort', 'required'],
+  trump_choice: ['voorhand', 'pass_round'],
+  four_jacks: [200, 100],
+};
+
+/**
+ * The one of `values` a `<select>` chose (its value is their text).
+ * @template {string | number} T
+ * @param {T[]} values
+ * @param {string} value
+ * @returns {T}
+ */
+function chosen(values, value) {
+  return values.find((v) => String(v) === value) ?? values[0];
+}
+
 /** @param {number} from @param {number} to */
 const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -102,16 +130,35 @@ function showStart() {
   const kjFriends = select(range(0, 3), 0);
   const kjStart = el('button', 'primary', t('start'));
   kjStart.id = 'start-klaverjassen';
+  // The house rules (RULES.md section 3), each defaulting to the Rotterdam club's.
+  const obligation = select(HOUSE_RULES.trump_obligation, 'rotterdam', (v) => t(`rule_${v}`));
+  const undertrump = select(HOUSE_RULES.undertrump, 'last_resort', (v) => t(`rule_${v}`));
+  const trumpChoice = select(HOUSE_RULES.trump_choice, 'voorhand', (v) => t(`rule_${v}`));
+  const fourJacks = select(HOUSE_RULES.four_jacks, 200, (v) => t('rule_four_jacks_points', { n: v }));
+  const rules = el('fieldset', 'house-rules', el('legend', '', t('house_rules')),
+    field(t('trump_obligation'), obligation, 'kj-trump-obligation'),
+    field(t('undertrump'), undertrump, 'kj-undertrump'),
+    field(t('trump_choice'), trumpChoice, 'kj-trump-choice'),
+    field(t('four_jacks'), fourJacks, 'kj-four-jacks'));
   const kjForm = el('form', 'new-table', el('h2', '', t('against_computer')),
     field(t('level'), level, 'kj-level'), field(t('hints'), hints, 'kj-hints'),
-    field(t('deals'), deals, 'kj-deals'), field(t('friends'), kjFriends, 'kj-friends'), kjStart);
+    field(t('deals'), deals, 'kj-deals'), field(t('friends'), kjFriends, 'kj-friends'), rules, kjStart);
   kjForm.addEventListener('submit', (event) => {
     event.preventDefault();
     const friends = Number(kjFriends.value);
     const lvl = level.value === 'strong' ? 'strong' : 'basic';
     void create({
       game: 'klaverjassen',
-      options: { deals: Number(deals.value), hints: hints.checked, auto_deal: true, private: friends > 0 },
+      options: {
+        deals: Number(deals.value),
+        hints: hints.checked,
+        auto_deal: true,
+        private: friends > 0,
+        trump_obligation: chosen(HOUSE_RULES.trump_obligation, obligation.value),
+        undertrump: chosen(HOUSE_RULES.undertrump, undertrump.value),
+        trump_choice: chosen(HOUSE_RULES.trump_choice, trumpChoice.value),
+        four_jacks: chosen(HOUSE_RULES.four_jacks, fourJacks.value),
+      },
       bots: range(1 + friends, 3).map((seat) => ({ seat, level: lvl })),
     });
   });
@@ -188,13 +235,23 @@ function openTable(id) {
   current.stop = stop;
   main.replaceChildren(el('p', 'loading', '…'));
   watch(id, player.token, (view) => {
-    if (current.stop !== stop) return;
-    if (current.hint && current.hint.version !== view.version) current.hint = null;
-    current.view = view;
-    draw();
-    void analyse(view, player.token);
+    if (current.stop === stop) show(view, player.token);
   }, (mode) => { live.textContent = t(mode === 'stream' ? 'live_stream' : 'live_poll'); }, stop.signal)
     .catch((error) => { sayError(error); showStart(); });
+}
+
+/**
+ * Shows `view` unless a newer one is shown (a move's answer and the live
+ * update both bring the version the move made).
+ * @param {GameView} view
+ * @param {string} token
+ */
+function show(view, token) {
+  if (current.view && view.version <= current.view.version) return;
+  if (current.hint && current.hint.version !== view.version) current.hint = null;
+  current.view = view;
+  draw();
+  void analyse(view, token);
 }
 
 /**
@@ -250,11 +307,7 @@ async function send(view, token, move) {
     say();
     /** @type {GameView} */
     const next = await call('POST', `v1/games/${view.id}/moves`, { token, body: { move, expected_version: view.version } });
-    if (current.view && next.version > current.view.version) {
-      current.view = next;
-      current.hint = null;
-      draw();
-    }
+    if (current.view?.id === next.id) show(next, token);
   } catch (error) {
     sayError(error);
   }

@@ -74,8 +74,14 @@ export function cardFace(card, tag = 'span') {
   const face = document.createElement(tag);
   face.className = `card ${SUITS[suit]?.red ? 'red' : 'black'}`;
   face.dataset.card = card;
-  if (tag === 'span') face.setAttribute('role', 'img');
-  face.setAttribute('aria-label', cardName(card));
+  // A picture is named by its label; a button by its text, which holds the
+  // name for screen readers, the face beside it being hidden from them (a
+  // label other than the visible text would not match what voice control
+  // users read).
+  if (tag === 'span') {
+    face.setAttribute('role', 'img');
+    face.setAttribute('aria-label', cardName(card));
+  }
   const corner = document.createElement('span');
   corner.className = 'corner';
   corner.setAttribute('aria-hidden', 'true');
@@ -85,6 +91,12 @@ export function cardFace(card, tag = 'span') {
   pip.setAttribute('aria-hidden', 'true');
   pip.textContent = SUITS[suit]?.symbol ?? suit;
   face.append(corner, pip);
+  if (tag === 'button') {
+    const name = document.createElement('span');
+    name.className = 'name';
+    name.textContent = cardName(card);
+    face.append(name);
+  }
   return face;
 }
 

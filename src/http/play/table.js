@@ -93,14 +93,21 @@ function header(view) {
   const parts = [t(view.status)];
   if (view.klaverjassen) {
     const kj = view.klaverjassen;
-    if ('deals' in view.options) parts.push(t('deal_of', { n: kj.deal_number, deals: view.options.deals }));
+    if (view.game === 'klaverjassen') parts.push(t('deal_of', { n: kj.deal_number, deals: view.options.deals }));
     if (kj.phase !== 'finished') {
-      parts.push(`${t('trump')}: ${kj.trump ? suitName(kj.trump) : t('no_trump_yet')}`);
+      const by = kj.trump && kj.trump_chosen_by !== null && kj.trump_chosen_by !== undefined
+        ? ` (${t('named_by', { who: seatName(view, kj.trump_chosen_by) })})` : '';
+      parts.push(`${t('trump')}: ${kj.trump ? suitName(kj.trump) + by : t('no_trump_yet')}`);
       parts.push(`${t('dealer')}: ${seatName(view, kj.dealer)}`);
     }
   }
   if (view.potverteren) parts.push(t('round', { n: view.potverteren.round }));
   box.append(el('p', 'facts', parts.join(' · ')));
+  if (view.klaverjassen && view.klaverjassen.passed.length > 0) {
+    const who = view.klaverjassen.passed.map((s) => seatName(view, s)).join(', ');
+    box.append(el('p', 'passed', t('passed', { who })));
+  }
+  if (view.game === 'klaverjassen') box.append(el('p', 'rules', houseRules(view.options)));
   const awaiting = view.awaiting;
   if (awaiting) {
     const mine = view.you !== null && view.you !== undefined && awaiting.seats.includes(view.you);
@@ -121,6 +128,20 @@ function header(view) {
 }
 
 /**
+ * A Klaverjassen table's house rules, in one line.
+ * @param {Schemas['KlaverjassenOptionsView']} o
+ * @returns {string}
+ */
+export function houseRules(o) {
+  return `${t('house_rules')}: ${[
+    `${t('trump_obligation')}: ${t(`rule_${o.trump_obligation}`)}`,
+    `${t('undertrump')}: ${t(`rule_${o.undertrump}`)}`,
+    `${t('trump_choice')}: ${t(`rule_${o.trump_choice}`)}`,
+    `${t('four_jacks')}: ${t('rule_four_jacks_points', { n: o.four_jacks })}`,
+  ].join(' · ')}`;
+}
+
+/**
  * The seats: who sits where, cards held, away.
  * @param {GameView} view
  */
@@ -131,6 +152,7 @@ function seats(view) {
     const held = view.klaverjassen?.hand_sizes[s.seat];
     if (held !== undefined) item.append(' · ', t('cards_held', { n: held }));
     if (view.potverteren) item.append(' · ', `${view.potverteren.balances[s.seat]} ${t('balances').toLowerCase()}`);
+    if (view.klaverjassen?.passed.includes(s.seat)) item.append(' · ', t('seat_passed'));
     if (s.away) item.append(' · ', t('away'));
     if (view.awaiting?.seats.includes(s.seat)) item.classList.add('awaited');
     list.append(item);
@@ -209,7 +231,10 @@ function klaverjassen(view, kj, extras) {
     const button = cardFace(card, 'button');
     button.dataset.key = `card:${card}`;
     if (legal.has(card)) button.classList.add('legal');
-    else if (legal.size > 0) button.setAttribute('aria-description', t('not_allowed'));
+    else if (legal.size > 0) {
+      button.classList.add('not-allowed');
+      button.setAttribute('aria-description', t('not_allowed'));
+    }
     if (extras.hint?.move.type === 'play' && extras.hint.move.card === card) button.classList.add('hinted');
     button.addEventListener('click', () => extras.play({ type: 'play', card }));
     row.append(button);
@@ -336,6 +361,14 @@ function potverteren(view, pv, extras) {
 }
 
 /**
+ * A change of balance, signed: "change +3".
+ * @param {number} change
+ */
+function signed(change) {
+  return `${t('change')} ${change > 0 ? '+' : ''}${change}`;
+}
+
+/**
  * The last settled round: revealed hands, winners, the pot and each seat's change.
  * @param {GameView} view
  * @param {Schemas['LastRound']} r
@@ -351,7 +384,12 @@ function settlement(view, r) {
     for (const c of h.cards) cards.append(cardFace(c));
     const change = r.balance_changes[h.seat] ?? 0;
     list.append(el('li', '', el('span', 'who', seatName(view, h.seat)), cards,
-      el('span', 'facts', `${t('total_points', { n: h.total })} · ${t('change')} ${change > 0 ? '+' : ''}${change}`)));
+      el('span', 'facts', `${t('total_points', { n: h.total })} · ${signed(change)}`)));
+  }
+  // The pothouder (by auction) held no cards, and its chips changed too.
+  if (!r.hands.some((h) => h.seat === r.pothouder)) {
+    list.append(el('li', 'pothouder', el('span', 'who', seatName(view, r.pothouder)),
+      el('span', 'facts', `${t('pothouder')} · ${signed(r.balance_changes[r.pothouder] ?? 0)}`)));
   }
   box.append(list);
   return box;
