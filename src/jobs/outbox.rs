@@ -41,8 +41,10 @@ use crate::store::notifications::{self as store, OutboxRow, SubscriptionRow};
 pub const LEASE: Duration = Duration::from_secs(15);
 /// A delivery's time limit, connecting included.
 pub const TIMEOUT: Duration = Duration::from_secs(5);
-/// Rows taken per round.
-const BATCH: i64 = 32;
+/// Rows taken per round, at most.
+const BATCH: usize = 32;
+/// Deliveries under way at once on one instance.
+const IN_FLIGHT: usize = 256;
 /// The first retry's wait; each further one waits twice as long.
 const FIRST_RETRY_MICROS: i64 = 1_000_000;
 /// How long presence is kept after it was last noted.
@@ -65,6 +67,7 @@ pub async fn run(app: App) {
     };
     let interval = app.notifications.presence_interval();
     let mut purged = tokio::time::Instant::now();
+    let mut deliveries = JoinSet::new();
     while !app.notifier.is_shutting_down() {
         if let Err(error) = write_presence(&app).await {
             tracing::warn!(%error, "writing presence failed");
@@ -75,16 +78,23 @@ pub async fn run(app: App) {
                 tracing::warn!(%error, "removing old presence failed");
             }
         }
-        match round(&app, &client).await {
-            Ok(taken) if taken as i64 == BATCH => continue,
+        while deliveries.try_join_next().is_some() {}
+        let room = IN_FLIGHT.saturating_sub(deliveries.len()).min(BATCH);
+        match round(&app, &client, &mut deliveries, room).await {
+            Ok(taken) if taken == BATCH => continue,
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "notification round failed"),
         }
+        let full = deliveries.len() >= IN_FLIGHT;
         tokio::select! {
             () = tokio::time::sleep(interval) => {}
+            Some(_) = deliveries.join_next(), if full => {}
             () = app.notifier.shutting_down() => {}
         }
     }
+    // Deliveries under way finish (each within its time limit); what is
+    // cut short is tried again once its hold runs out.
+    while deliveries.join_next().await.is_some() {}
 }
 
 /// The deliveries' HTTP client: 5 s, no redirects, no proxy, and only
@@ -135,9 +145,18 @@ impl reqwest::dns::Resolve for GuardedResolver {
     }
 }
 
-/// One round: takes the rows due and delivers them all at once. Returns
-/// how many it took.
-async fn round(app: &App, client: &Client) -> Result<usize, Error> {
+/// One round: takes up to `room` rows due and starts their deliveries in
+/// `deliveries`, each on its own (a slow receiver holds up nobody else).
+/// Returns how many it took.
+async fn round(
+    app: &App,
+    client: &Client,
+    deliveries: &mut JoinSet<()>,
+    room: usize,
+) -> Result<usize, Error> {
+    if room == 0 {
+        return Ok(0);
+    }
     let now = app.now();
     let mut tx = app.store.begin_write().await?;
     let rows = store::take_due(
@@ -145,7 +164,7 @@ async fn round(app: &App, client: &Client) -> Result<usize, Error> {
         app.store.backend(),
         now,
         now + micros(LEASE),
-        BATCH,
+        room as i64,
     )
     .await?;
     tx.commit().await?;
@@ -162,7 +181,6 @@ async fn round(app: &App, client: &Client) -> Result<usize, Error> {
             .collect()
     };
     let taken = rows.len();
-    let mut deliveries = JoinSet::new();
     for row in rows {
         let subscription = subscriptions.get(&row.subscription).cloned();
         let (app, client) = (app.clone(), client.clone());
@@ -172,7 +190,6 @@ async fn round(app: &App, client: &Client) -> Result<usize, Error> {
             }
         });
     }
-    while deliveries.join_next().await.is_some() {}
     Ok(taken)
 }
 

@@ -12,9 +12,10 @@ answered) and checks every signature.
 2. The receiver is down (its port closed) for DOWN_SECONDS with turns
    waiting to be told, then back: every player is told of the turn the
    table waits for, each id acknowledged once.
-3. The receiver holds its answers; the second instance is killed with
-   SIGKILL while deliveries hang; the survivor delivers everything after
-   the killed instance's hold on its rows runs out: nothing lost.
+3. The first instance is stopped (SIGSTOP) and the receiver holds its
+   answers, so the second instance's deliveries hang; it is killed with
+   SIGKILL; the first, running again, delivers everything once the killed
+   instance's hold on its rows runs out: nothing lost.
 Exits non-zero on the first failure.
 """
 import base64
@@ -32,6 +33,7 @@ import urllib.request
 
 URLS = os.environ["INSTANCE_URLS"].split()
 KILL_PID = int(os.environ["KILL_PID"])
+KEEP_PID = int(os.environ["KEEP_PID"])
 RECEIVER_PORT = int(os.environ["RECEIVER_PORT"])
 PLAYERS = int(os.environ.get("PLAYERS", "12"))
 DOWN_SECONDS = float(os.environ.get("DOWN_SECONDS", "30"))
@@ -42,6 +44,8 @@ attempts = []            # (webhook-id, status, payload)
 secrets = {}             # player id -> secret
 hold = threading.Event()  # set: the receiver holds its answers
 killed = threading.Event()
+stopped = threading.Event()  # set: the first instance is stopped (SIGSTOP)
+in_flight = [0]
 failures = []
 OBSERVER = []            # the onlooker's token
 
@@ -65,12 +69,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             hmac.new(key, f"{msg_id}.{ts}.".encode() + body, hashlib.sha256).digest()).decode()
         if expected not in self.headers["webhook-signature"].split(" "):
             fail(f"bad signature on {msg_id}")
+        held = hold.is_set()
+        with lock:
+            in_flight[0] += 1
         while hold.is_set():
             time.sleep(0.05)
+        with lock:
+            in_flight[0] -= 1
         payload = json.loads(body)
         payload["player"] = player
         with lock:
-            attempts.append((msg_id, 204, payload))
+            # A held request's sender may be gone by the answer: not counted
+            # as acknowledged (status 0).
+            attempts.append((msg_id, 0 if held else 204, payload))
         self.send_response(204)
         self.send_header("content-length", "0")
         self.end_headers()
@@ -93,6 +104,8 @@ class Receiver:
 def call(index, method, path, token=None, body=None):
     if index == 1 and killed.is_set():
         index = 0
+    if index == 0 and stopped.is_set():
+        index = 1
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(URLS[index] + path, data=data, method=method)
     if data is not None:
@@ -150,7 +163,7 @@ class Player:
 def told(player, version):
     with lock:
         return any(p["player"] == player.id and p["type"] == "your_turn" and p["version"] == version
-                   for _, _, p in attempts)
+                   and status == 204 for _, status, p in attempts)
 
 
 def wait_until_told(players, label):
@@ -206,19 +219,29 @@ def main():
     check_acknowledged_once("phase 2 (receiver down, then back)")
     print(f"phase 2: receiver down {DOWN_SECONDS:.0f} s; every turn told once it was back", flush=True)
 
-    # 3. Deliveries hang; the second instance is killed mid-delivery.
+    # 3. The first instance is stopped, so that the second takes every
+    # delivery; the deliveries hang at the receiver; the second instance is
+    # killed; the first, running again, delivers them once their hold runs out.
+    os.kill(KEEP_PID, signal.SIGSTOP)
+    stopped.set()
     hold.set()
     for p in players:
         p.move()
-    time.sleep(1.5)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and in_flight[0] < PLAYERS:
+        time.sleep(0.05)
+    hanging = in_flight[0]
     killed.set()
     os.kill(KILL_PID, signal.SIGKILL)
+    os.kill(KEEP_PID, signal.SIGCONT)
+    stopped.clear()
     hold.clear()
+    if hanging == 0:
+        fail("phase 3: no delivery was in flight when the instance was killed")
     wait_until_told(players, "phase 3 (SIGKILL mid-delivery)")
-    seen = check_acknowledged_once(None)
-    again = sum(1 for c in seen.values() if c > 1)
-    print(f"phase 3: SIGKILL while deliveries hung; nothing lost ({again} ids sent again after the "
-          f"killed attempt)", flush=True)
+    seen = check_acknowledged_once("phase 3 (SIGKILL mid-delivery)")
+    print(f"phase 3: SIGKILL with {hanging} deliveries in flight; the survivor delivered them "
+          f"once the killed instance's hold ran out: nothing lost", flush=True)
     if failures:
         sys.exit(1)
     print(f"ok: {len(seen)} notifications, each acknowledged, none sent by both instances")

@@ -6,7 +6,8 @@
 # Phases: both instances deliver (no notification sent by both); the
 # receiver down for 30 s and back (every notification arrives, each id
 # acknowledged once); the second instance killed with SIGKILL while its
-# deliveries hang (nothing lost). Bounded (about two minutes after the
+# deliveries hang, the first stopped meanwhile so that it holds none
+# (nothing lost). Bounded (about two minutes after the
 # build); everything listens on 127.0.0.1 and is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -50,7 +51,7 @@ for port in "$port_a" "$port_b"; do
     curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$work"/instance-*.log; exit 1; }
 done
 
-INSTANCE_URLS="http://127.0.0.1:$port_a http://127.0.0.1:$port_b" KILL_PID="${pids[1]}" \
+INSTANCE_URLS="http://127.0.0.1:$port_a http://127.0.0.1:$port_b" KILL_PID="${pids[1]}" KEEP_PID="${pids[0]}" \
 RECEIVER_PORT="$receiver_port" \
     timeout 300 python3 tests/notifications/faults.py || { tail -n 20 "$work"/instance-*.log; exit 1; }
 echo "tests/notifications: passed"
