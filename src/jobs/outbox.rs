@@ -214,69 +214,99 @@ async fn deliver(
     row: &OutboxRow,
     subscription: Option<SubscriptionRow>,
 ) -> Result<(), Error> {
-    let metrics = &app.metrics;
     let Some(subscription) = subscription else {
         // Unsubscribed meanwhile.
-        let mut conn = app.store.acquire().await?;
-        store::remove(&mut conn, row.notification.id, row.subscription).await?;
-        return Ok(());
+        return settle(app, row, None, Outcome::Forget).await;
     };
-    let channel = subscription.kind.as_str();
     let now = app.now();
-    let count =
-        |outcome: &str| metrics.count_notification(&row.notification.kind, channel, outcome);
-    if now
-        >= row
-            .notification
-            .created_at
-            .saturating_add(app.notifications.give_up)
-        || now >= row.notification.expires_at
-    {
-        let mut conn = app.store.acquire().await?;
-        store::remove(&mut conn, row.notification.id, row.subscription).await?;
-        count("dropped");
-        return Ok(());
+    let give_up_at = row
+        .notification
+        .created_at
+        .saturating_add(app.notifications.give_up);
+    let kind = subscription.kind.as_str();
+    if now >= give_up_at || now >= row.notification.expires_at {
+        return settle(app, row, Some(kind), Outcome::Dropped).await;
     }
     if !still_wanted(app, row).await? {
-        let mut conn = app.store.acquire().await?;
-        store::remove(&mut conn, row.notification.id, row.subscription).await?;
-        count("suppressed");
-        return Ok(());
+        return settle(app, row, Some(kind), Outcome::Suppressed).await;
     }
     let sent = match allowed_host(&subscription.url, app.notifications.allow_private) {
         false => Sent::Retry(None),
-        true if channel == "webhook" => webhook(client, &subscription, row, now).await,
+        true if kind == "webhook" => webhook(client, &subscription, row, now).await,
         true => web_push(app, client, &subscription, row, now).await,
     };
-    let mut conn = app.store.acquire().await?;
-    match sent {
-        Sent::Delivered => {
-            store::remove(&mut conn, row.notification.id, row.subscription).await?;
-            count("sent");
-        }
-        Sent::Gone => {
-            store::delete_subscription(&mut conn, subscription.id, None).await?;
-            count("dropped");
-        }
-        Sent::Refused => {
-            store::remove(&mut conn, row.notification.id, row.subscription).await?;
-            count("dropped");
-        }
+    let outcome = match sent {
+        Sent::Delivered => Outcome::Sent,
+        Sent::Gone => Outcome::Gone,
+        Sent::Refused => Outcome::Dropped,
         Sent::Retry(after) => {
             let next = now + backoff(row.attempts, app.notifications.retry_max, after);
-            if next
-                >= row
-                    .notification
-                    .created_at
-                    .saturating_add(app.notifications.give_up)
-            {
-                store::remove(&mut conn, row.notification.id, row.subscription).await?;
-                count("dropped");
+            if next >= give_up_at {
+                Outcome::Dropped
             } else {
-                store::retry_at(&mut conn, row.notification.id, row.subscription, next).await?;
-                count("retried");
+                Outcome::Retry(next)
             }
         }
+    };
+    settle(app, row, Some(kind), outcome).await
+}
+
+/// What is written of an attempt.
+enum Outcome {
+    /// The row goes, uncounted (its subscription went first).
+    Forget,
+    /// Delivered: the row goes.
+    Sent,
+    /// Given up or refused: the row goes.
+    Dropped,
+    /// Not wanted any more: the row goes.
+    Suppressed,
+    /// The subscription is gone: it goes, with its rows.
+    Gone,
+    /// Tried again at this time.
+    Retry(i64),
+}
+
+/// Writes `outcome` of `row`'s attempt on its `channel` (in a write
+/// transaction: on SQLite the one writer makes every write) and counts it.
+async fn settle(
+    app: &App,
+    row: &OutboxRow,
+    channel: Option<&str>,
+    outcome: Outcome,
+) -> Result<(), Error> {
+    let (id, subscription) = (row.notification.id, row.subscription);
+    let mut tx = app.store.begin_write().await?;
+    let counted = match outcome {
+        Outcome::Forget => {
+            store::remove(&mut tx, id, subscription).await?;
+            None
+        }
+        Outcome::Sent => {
+            store::remove(&mut tx, id, subscription).await?;
+            Some("sent")
+        }
+        Outcome::Dropped => {
+            store::remove(&mut tx, id, subscription).await?;
+            Some("dropped")
+        }
+        Outcome::Suppressed => {
+            store::remove(&mut tx, id, subscription).await?;
+            Some("suppressed")
+        }
+        Outcome::Gone => {
+            store::delete_subscription(&mut tx, subscription, None).await?;
+            Some("dropped")
+        }
+        Outcome::Retry(next) => {
+            store::retry_at(&mut tx, id, subscription, next).await?;
+            Some("retried")
+        }
+    };
+    tx.commit().await?;
+    if let (Some(outcome), Some(channel)) = (counted, channel) {
+        app.metrics
+            .count_notification(&row.notification.kind, channel, outcome);
     }
     Ok(())
 }
@@ -490,8 +520,9 @@ async fn write_presence(app: &App) -> Result<(), Error> {
 }
 
 async fn purge_presence(app: &App) -> Result<(), Error> {
-    let mut conn = app.store.acquire().await?;
-    store::forget_presence(&mut conn, app.now() - PRESENCE_KEPT_MICROS).await?;
+    let mut tx = app.store.begin_write().await?;
+    store::forget_presence(&mut tx, app.now() - PRESENCE_KEPT_MICROS).await?;
+    tx.commit().await?;
     Ok(())
 }
 
