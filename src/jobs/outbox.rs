@@ -567,6 +567,24 @@ mod tests {
         assert_eq!(later, 120_000_000);
     }
 
+    /// A host name is resolved at every delivery, and only to addresses a
+    /// delivery may reach: a name that resolves to a loopback address
+    /// (as `localhost` does) reaches nothing.
+    #[tokio::test]
+    async fn a_name_resolving_to_a_private_address_is_not_connected_to() {
+        use reqwest::dns::Resolve;
+        let name = || "localhost".parse::<reqwest::dns::Name>().unwrap();
+        let guarded = GuardedResolver {
+            allow_private: false,
+        };
+        assert!(guarded.resolve(name()).await.is_err());
+        let open = GuardedResolver {
+            allow_private: true,
+        };
+        let found: Vec<SocketAddr> = open.resolve(name()).await.unwrap().collect();
+        assert!(found.iter().all(|a| a.ip().is_loopback()) && !found.is_empty());
+    }
+
     #[test]
     fn a_delivery_to_a_private_address_is_not_made() {
         assert!(!allowed_host("https://10.0.0.1/hook", false));
