@@ -158,6 +158,15 @@ async fn round(
         return Ok(0);
     }
     let now = app.now();
+    // Looked up on a reader first, so that an idle outbox never takes the
+    // writer (SQLite's one writer is every request's).
+    let next = {
+        let mut conn = app.store.acquire().await?;
+        store::next_due(&mut conn).await?
+    };
+    if next.is_none_or(|next| next > now) {
+        return Ok(0);
+    }
     let mut tx = app.store.begin_write().await?;
     let rows = store::take_due(
         &mut tx,
