@@ -3,6 +3,7 @@
 //! An invalid value is an error that names the variable; `main` prints it and
 //! exits. Secrets are wrapped in [`Secret`] so they never reach a log line.
 
+pub mod notifications;
 pub mod postgres;
 
 use std::fmt;
@@ -97,6 +98,10 @@ pub struct Settings {
     /// that its timing does not tell how much it had to choose from
     /// (docs/bots.md, "Pacing"). 0: as soon as decided.
     pub bot_move: Duration,
+    /// Notifications: how long a `your_turn` is held, the VAPID key, the
+    /// webhook guard, the retries (`NOTIFY_*`, `VAPID_*`,
+    /// `WEBHOOK_ALLOW_PRIVATE`; see [`notifications`]).
+    pub notifications: notifications::NotificationSettings,
 }
 
 /// A rate limit: `requests` per `per`, refilled evenly (GCRA), the whole
@@ -453,6 +458,7 @@ impl Settings {
                 invite_guesses: read("RATE_LIMIT_INVITE_GUESSES", defaults.invite_guesses)?,
             }
         };
+        let notifications = notifications::read(&get)?;
         Ok(Settings {
             host,
             port,
@@ -471,6 +477,7 @@ impl Settings {
             request_body_timeout,
             rate_limits,
             bot_move,
+            notifications,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! The service's Prometheus metrics, one registry per process: requests by
 //! route pattern (never the raw path, which holds ids) and status, latency
 //! histograms, the database pool, accepted and automatic moves, the
-//! scheduler's lag and the storage clean-up. The HTTP layer serves them at
+//! scheduler's lag, the storage clean-up and notifications. The HTTP layer serves them at
 //! `/metrics` and counts requests; the use cases and jobs count the rest.
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -48,6 +48,15 @@ pub struct Metrics {
     cleanup_runs: Counter,
     cleanup_rows: Family<KindLabels, Counter>,
     abandoned: Counter,
+    notifications: Family<NotificationLabels, Counter>,
+    outbox_oldest: Gauge<f64, std::sync::atomic::AtomicU64>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct NotificationLabels {
+    kind: String,
+    channel: String,
+    outcome: String,
 }
 
 impl Default for Metrics {
@@ -121,8 +130,22 @@ impl Default for Metrics {
             "Tables closed as abandoned after waiting 24 hours for players",
             abandoned.clone(),
         );
+        let notifications = Family::<NotificationLabels, Counter>::default();
+        registry.register(
+            "notifications",
+            "Notifications by kind (your_turn, clock_low, game_started, game_finished, ...), channel (web_push, webhook) and outcome: sent, retried (an attempt failed and another is due), dropped (given up, refused, or the subscription is gone) or suppressed (the player was at the game, or the turn is over)",
+            notifications.clone(),
+        );
+        let outbox_oldest = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
+        registry.register(
+            "notification_outbox_oldest_seconds",
+            "How long the oldest notification still to deliver has waited, 0 when none is",
+            outbox_oldest.clone(),
+        );
         Metrics {
             registry,
+            notifications,
+            outbox_oldest,
             cleanup_runs,
             cleanup_rows,
             abandoned,
@@ -155,6 +178,23 @@ impl Metrics {
                 })
                 .inc_by(rows);
         }
+    }
+
+    /// Counts what became of a notification's attempt: `outcome` `sent`,
+    /// `retried`, `dropped` or `suppressed`.
+    pub fn count_notification(&self, kind: &str, channel: &str, outcome: &str) {
+        self.notifications
+            .get_or_create(&NotificationLabels {
+                kind: kind.to_owned(),
+                channel: channel.to_owned(),
+                outcome: outcome.to_owned(),
+            })
+            .inc();
+    }
+
+    /// Sets how long the oldest notification still to deliver has waited.
+    pub fn set_outbox_oldest(&self, seconds: f64) {
+        self.outbox_oldest.set(seconds);
     }
 
     /// Counts a table closed as abandoned.

@@ -45,6 +45,9 @@ pub enum StartError {
     /// The token keys could not be built.
     #[error("token keys: {0}")]
     Keys(#[from] jsonwebtoken::errors::Error),
+    /// The notifications could not be set up (the VAPID key).
+    #[error("notifications: {0}")]
+    Notifications(#[from] crate::app::error::Error),
 }
 
 /// A bound, not yet running server.
@@ -166,6 +169,8 @@ impl Application {
         if store.backend() == crate::store::Backend::Postgres {
             tokio::spawn(listen::run(store.clone(), Arc::clone(&notifier)));
         }
+        let notifications =
+            crate::app::notifications::Notifications::load(&store, &settings.notifications).await?;
         let app = crate::app::context::App {
             store: store.clone(),
             tokens,
@@ -174,8 +179,10 @@ impl Application {
             clock,
             bot_move: i64::try_from(settings.bot_move.as_micros()).unwrap_or(i64::MAX),
             path_prefix: settings.path_prefix.clone(),
+            notifications: Arc::new(notifications),
         };
         let scheduler = tokio::spawn(jobs::scheduler::run(app.clone()));
+        tokio::spawn(jobs::outbox::run(app.clone()));
         tokio::spawn(jobs::cleanup::run(
             app.clone(),
             jobs::cleanup::Policy::new(settings.token_ttl),

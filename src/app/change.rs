@@ -15,12 +15,13 @@ use super::context::App;
 use super::error::Error;
 use super::friends::{release_reservations, writes_after_change};
 use super::idempotency::{Keyed, commit_answer, replay};
+use super::notifications::{Before, caused};
 use super::read::no_game;
 use super::refusal::refusal;
 use super::sign_in;
 use crate::auth::Identity;
 use crate::store::record::game_from_row;
-use crate::store::{cleanup, games};
+use crate::store::{cleanup, games, notifications};
 use crate::table::{Game, GameError};
 
 /// Who asks for a change: a player whose token was checked already, or the
@@ -127,8 +128,9 @@ pub async fn change(
     if let Some(replayed) = replay(&mut tx, player, keyed.as_ref(), app.now()).await? {
         return Ok(replayed);
     }
-    let (mut game, event) = apply_checked(app, &row, player, &checks, apply)?;
-    let due_at = record_change(app, &mut tx, &mut game, &row, &event, By::Player(player)).await?;
+    let (mut game, event, before) = apply_checked(app, &row, player, &checks, apply)?;
+    let by = By::Player(player);
+    let due_at = record_change(app, &mut tx, &mut game, &row, (&before, &event), by).await?;
     let answer = Answer::view(OK, &game, player, None)?;
     let answer = commit_answer(tx, player, keyed.as_ref(), answer, app.now()).await?;
     after_commit(app, &game, &event, due_at, None);
@@ -154,7 +156,7 @@ async fn change_unlocked(
     let row = read_for_change(app, &mut conn, caller, id, false)
         .await?
         .ok_or_else(|| no_game(id))?;
-    let (mut game, event) = apply_checked(app, &row, caller.player, checks, apply)?;
+    let (mut game, event, before) = apply_checked(app, &row, caller.player, checks, apply)?;
     if event.seat_change.is_some() || writes_after_change(&game) {
         return Ok(None);
     }
@@ -162,6 +164,17 @@ async fn change_unlocked(
     let (new_row, due_at) = next_row(app, &mut game, &row, &event, at)?;
     if Some(new_row.records.len() as i64) != row.deals_stored {
         // A deal finished: its record is added in the transaction.
+        return Ok(None);
+    }
+    let told: Vec<Uuid> = caused(&before, &game, Some(caller.player), at, 0)
+        .iter()
+        .map(|(notification, _)| notification.player)
+        .collect();
+    // Read before the write, as the transaction's `INSERT … SELECT` would
+    // read the subscriptions committed by then: a subscription made
+    // meanwhile counts from the next change on, either way.
+    if notifications::any_subscribed(&mut conn, &told).await? {
+        // It notifies someone: the outbox is written in the transaction.
         return Ok(None);
     }
     let event_row = event_row(&event, game.version, By::Player(caller.player), at);
@@ -234,18 +247,19 @@ impl Checks<'_> {
 }
 
 /// The game in `row` with `apply` applied for `caller`, after the caller's
-/// checks; and the change's event.
+/// checks; the change's event, and the game as it was before.
 fn apply_checked(
     app: &App,
     row: &games::GameRow,
     caller: Uuid,
     checks: &Checks<'_>,
     apply: impl FnOnce(&mut Game) -> Result<Event, GameError>,
-) -> Result<(Game, Event), Error> {
+) -> Result<(Game, Event, Before), Error> {
     let now = app.now();
     let mut game = game_from_row(row)?;
     release_reservations(&mut game, now);
     checks.hold_at(game.version)?;
+    let before = Before::of(&game);
     let event = apply(&mut game).map_err(|error| {
         // A refusal shows the legal moves of the game as it was, which
         // `apply` may have changed in part: read again from the row only
@@ -257,5 +271,5 @@ fn apply_checked(
         release_reservations(&mut before, now);
         refusal(&before, caller, error)
     })?;
-    Ok((game, event))
+    Ok((game, event, before))
 }

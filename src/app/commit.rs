@@ -9,6 +9,7 @@ use uuid::Uuid;
 use super::context::App;
 use super::error::Error;
 use super::friends::after_change;
+use super::notifications::{self, Before};
 use crate::store::events::EventRow;
 use crate::store::record::changed_row;
 use crate::store::{Tx, games};
@@ -73,6 +74,14 @@ pub enum By<'a> {
 }
 
 impl By<'_> {
+    /// The player the change is made by or for.
+    pub fn player(&self) -> Option<Uuid> {
+        match *self {
+            By::Player(player) => Some(player),
+            By::Scheduler { player, .. } => player,
+        }
+    }
+
     /// When the change is made: now for a player's, whole milliseconds.
     pub fn at(&self, app: &App) -> i64 {
         match self {
@@ -123,8 +132,10 @@ pub(super) fn event_row(event: &Event, version: i64, by: By<'_>, at: i64) -> Eve
 }
 
 /// Writes an accepted change inside `tx` (see the module). `loaded` is the
-/// game's row as loaded, locked, in `tx`. Returns when automatic work on
-/// the game falls due, for [`after_commit`].
+/// game's row as loaded, locked, in `tx`, and `before` the game as it was
+/// before the change: the notifications the change causes go to the
+/// outbox in `tx`. Returns when automatic work on the game falls due, for
+/// [`after_commit`].
 ///
 /// # Errors
 /// The database's; [`Error::Internal`] if the locked row changed.
@@ -133,15 +144,13 @@ pub async fn record_change(
     tx: &mut Tx,
     game: &mut Game,
     loaded: &games::GameRow,
-    event: &Event,
+    change: (&Before, &Event),
     by: By<'_>,
 ) -> Result<Option<i64>, Error> {
+    let (before, event) = change;
     let at = by.at(app);
     let (row, due_at) = next_row(app, game, loaded, event, at)?;
-    let player = match by {
-        By::Player(player) => Some(player),
-        By::Scheduler { player, .. } => player,
-    };
+    let player = by.player();
     match event.seat_change {
         Some(SeatChange::Took(seat)) => {
             if let Some(player) = player {
@@ -165,6 +174,12 @@ pub async fn record_change(
         )));
     }
     after_change(tx, app.store.backend(), game).await?;
+    let actor = match by {
+        By::Player(player) => Some(player),
+        By::Scheduler { .. } => None,
+    };
+    let caused = notifications::caused(before, game, actor, at, app.notifications.delay);
+    notifications::write(tx, &caused).await?;
     Ok(due_at)
 }
 

@@ -26,6 +26,9 @@ pub struct App {
     /// The time a computer player has for a move (`BOT_MOVE_MS`), Unix
     /// microseconds: its move is made that long after it falls due.
     pub bot_move: i64,
+    /// How notifications are sent: the delay, the guard, the VAPID key,
+    /// who is at which game.
+    pub notifications: Arc<super::notifications::Notifications>,
     /// The path prefix everything is served under (`""` for none), for the
     /// links an answer carries.
     pub path_prefix: String,

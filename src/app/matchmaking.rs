@@ -10,6 +10,7 @@ use super::error::Error;
 use super::friends::release_reservations;
 use super::idempotency::{Keyed, commit_answer, replay};
 use super::new_table::{room_for_a_new_table, seated_player, store_new_table};
+use super::notifications::Before;
 use crate::store::friends as store;
 use crate::store::games;
 use crate::store::record::{game_from_row, shown_options_of, system_rng};
@@ -101,6 +102,7 @@ pub async fn quick_match(
                 return commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await;
             }
             release_reservations(&mut game, now);
+            let before = Before::of(&game);
             let Ok(seat) = game.join(player.clone(), None) else {
                 continue;
             };
@@ -110,8 +112,9 @@ pub async fn quick_match(
                 payload: serde_json::json!({"type": "joined", "seat": seat, "matchmaking": true}),
                 seat_change: Some(SeatChange::Took(seat.0)),
             };
+            let change = (&before, &event);
             let due_at =
-                record_change(app, &mut tx, &mut game, &row, &event, By::Player(caller)).await?;
+                record_change(app, &mut tx, &mut game, &row, change, By::Player(caller)).await?;
             let answer = Answer::view(OK, &game, caller, None)?;
             let answer = commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await?;
             after_commit(app, &game, &event, due_at, None);

@@ -99,7 +99,8 @@ pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, 
 /// `expires_at`, Unix seconds): now, or, given `wait_for_version`, as soon
 /// as it passes that version or after `timeout_s` seconds (default 30),
 /// whichever comes first. Returns the caller and the game, read only to be
-/// shown ([`game_to_show`]).
+/// shown ([`game_to_show`]). The read, and the poll while it is held, count
+/// as the caller being at the game (no `your_turn` is sent then).
 ///
 /// # Errors
 /// [`Error::Token`], also when the token expires or its player signs out
@@ -114,9 +115,12 @@ pub async fn view(
     wait_for_version: Option<i64>,
     timeout_s: Option<u64>,
 ) -> Result<(Uuid, Game), Error> {
+    let presence = &app.notifications.presence;
     if wait_for_version.is_none() && timeout_s.is_none() {
         // The token is checked in the game's own statement.
-        return load_as(app, identity, id).await;
+        let (caller, game) = load_as(app, identity, id).await?;
+        presence.seen(caller, id, app.now());
+        return Ok((caller, game));
     }
     // A long poll holds no connection while it waits. Its token is
     // checked with each read of the game below.
@@ -137,6 +141,8 @@ pub async fn view(
         )));
     }
     let mut waiter = app.notifier.subscribe_as(id, caller).await;
+    // The caller is at the game while the poll is held (notifications).
+    let _watching = presence.watch(caller, id);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
     loop {
         // Read after subscribing, so a change in between is not missed;

@@ -9,6 +9,7 @@ use super::context::App;
 use super::error::Error;
 use super::idempotency::{Keyed, commit_answer, replay};
 use super::new_table::{room_for_a_new_table, seated_player, store_new_table};
+use super::notifications::Before;
 use super::read::no_game;
 use super::refusal::refusal;
 use crate::store::games;
@@ -92,14 +93,16 @@ pub async fn rematch(
         }
     }
     let due_at = store_new_table(&mut tx, &mut next, caller, now, app.bot_move).await?;
+    let before = Before::of(&game);
     game.friends.rematch = Some(next.id);
     let event = Event::new(
         "rematch",
         Some(seat.0),
         serde_json::json!({"type": "rematch", "seat": seat, "game": next.id}),
     );
+    let change = (&before, &event);
     let changed_due_at =
-        record_change(app, &mut tx, &mut game, &row, &event, By::Player(caller)).await?;
+        record_change(app, &mut tx, &mut game, &row, change, By::Player(caller)).await?;
     let answer = Answer::view(CREATED, &next, caller, Some(app.game_location(next.id)))?;
     let answer = commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await?;
     after_commit(app, &game, &event, changed_due_at, None);

@@ -28,6 +28,9 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     if let Ok(lag) = scheduler::lag_seconds(app).await {
         app.metrics.set_scheduler_lag(lag);
     }
+    if let Ok(age) = crate::jobs::outbox::oldest_age_seconds(app).await {
+        app.metrics.set_outbox_oldest(age);
+    }
     let Some(body) = app.metrics.text() else {
         return HttpResponse::InternalServerError().finish();
     };

@@ -26,6 +26,7 @@ pub mod request;
 pub mod routes;
 pub mod state;
 pub mod stream;
+pub mod subscriptions;
 pub mod timeout;
 
 pub use openapi::{openapi, openapi_served_at};

@@ -3,7 +3,9 @@
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use super::{bots, events, friends, games, health, hints, players, profiles, stream};
+use super::{
+    bots, events, friends, games, health, hints, players, profiles, stream, subscriptions,
+};
 
 /// Every route, listed once: `$config` is either utoipa-actix-web's service
 /// config (which also collects each route's OpenAPI path and schemas, for
@@ -44,7 +46,11 @@ macro_rules! register_routes {
                     .service(friends::quick_match)
                     .service(friends::rematch)
                     .service(profiles::rename)
-                    .service(profiles::player_profile),
+                    .service(profiles::player_profile)
+                    .service(subscriptions::subscribe)
+                    .service(subscriptions::subscriptions)
+                    .service(subscriptions::unsubscribe)
+                    .service(subscriptions::vapid_public_key),
             )
     };
 }

@@ -18,6 +18,8 @@ use crate::notify::Wake;
 
 struct Stream {
     _counted: StreamGuard,
+    /// The caller is at the game while the stream is held (notifications).
+    _watching: crate::app::notifications::Watching,
     state: web::Data<AppState>,
     id: Uuid,
     caller: Uuid,
@@ -150,6 +152,7 @@ pub async fn game_stream(
     crate::app::read::load(&state.app, id).await?;
     let start = Stream {
         _counted: counted,
+        _watching: state.app.notifications.presence.watch(caller, id),
         state: state.clone(),
         id,
         caller,

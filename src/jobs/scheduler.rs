@@ -27,6 +27,7 @@ use crate::app::blocking::off_the_workers;
 use crate::app::commit::{By, Event, after_commit, record_change};
 use crate::app::context::App;
 use crate::app::error::Error;
+use crate::app::notifications::Before;
 use crate::app::play::{computer_move, seat_move};
 use crate::clock::{sleep_until, whole_millis};
 use crate::rules::Seat;
@@ -306,6 +307,7 @@ async fn step(app: &App, id: Uuid) -> Result<(), Error> {
             return Ok(());
         };
         let mut game = game_from_row(&locked)?;
+        let before = Before::of(&game);
         let (event, actor, player) = match decision {
             Decision::Abandon => {
                 game.abandon();
@@ -331,7 +333,8 @@ async fn step(app: &App, id: Uuid) -> Result<(), Error> {
             }
         };
         let by = By::Scheduler { actor, player, at };
-        let due_at = record_change(app, &mut tx, &mut game, &locked, &event, by).await?;
+        let change = (&before, &event);
+        let due_at = record_change(app, &mut tx, &mut game, &locked, change, by).await?;
         tx.commit().await?;
         let counted = (event.kind != "abandoned").then_some(actor);
         after_commit(app, &game, &event, due_at, counted);

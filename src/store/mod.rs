@@ -16,6 +16,7 @@ pub mod games;
 pub mod idempotency;
 pub mod layout;
 pub mod listen;
+pub mod notifications;
 pub mod players;
 pub mod primary;
 pub mod record;

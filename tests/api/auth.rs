@@ -465,6 +465,9 @@ pub(crate) fn every_authenticated_request(
                         ("POST", "/v1/invites/{code}") => json!({"seat": 1}),
                         ("POST", "/v1/matchmaking") => json!({"game": "klaverjassen"}),
                         ("PATCH", "/v1/players/me") => json!({"name": "Anne"}),
+                        ("POST", "/v1/players/me/subscriptions") => {
+                            json!({"kind": "webhook", "url": "https://hooks.example/k"})
+                        }
                         other => panic!("no sample body for {other:?}: add one"),
                     });
             let path = path

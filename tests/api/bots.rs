@@ -2,16 +2,14 @@
 //! a person plays whole games against `basic` players, never sees a hidden
 //! card, and a clock running out makes the seat's move and marks it away.
 
-use std::sync::{Arc, Mutex};
-
-use futures_util::StreamExt;
+use std::sync::Arc;
 
 use kaarttafel::clock::ManualClock;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_databases;
-use crate::support::{Db, Player, TestApp, cards_outside};
+use crate::support::{Db, Player, StreamViews, TestApp, cards_outside};
 
 /// The move a simple person makes: the first turn move (never a club-mode
 /// report or take-back, never ending a Potverteren table); a Potverteren
@@ -60,48 +58,7 @@ fn assert_no_hidden_potverteren_card(view: &Value, me: usize) {
     }
 }
 
-/// Every view `player`'s event stream (`GET /v1/games/{id}/stream`) sends,
-/// collected in the background from the moment it opens, so a test can scan
-/// every stream event as well as every answer.
-struct StreamViews {
-    views: Arc<Mutex<Vec<Value>>>,
-    reader: tokio::task::JoinHandle<()>,
-}
-
 impl StreamViews {
-    async fn open(app: &TestApp, id: &str, player: &Player) -> StreamViews {
-        let response = app
-            .client
-            .get(format!("{}/v1/games/{id}/stream", app.base))
-            .bearer_auth(&player.token)
-            .send()
-            .await
-            .expect("stream opens");
-        assert_eq!(response.status(), StatusCode::OK);
-        let views = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&views);
-        let reader = tokio::spawn(async move {
-            let mut body = response.bytes_stream();
-            let mut buffer = String::new();
-            while let Some(Ok(chunk)) = body.next().await {
-                buffer.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
-                while let Some(end) = buffer.find("\n\n") {
-                    let block: String = buffer.drain(..end + 2).collect();
-                    if !block.lines().any(|l| l == "event: view") {
-                        continue;
-                    }
-                    let data: String = block
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("data: "))
-                        .collect();
-                    let view: Value = serde_json::from_str(&data).expect("a JSON view");
-                    sink.lock().unwrap().push(view);
-                }
-            }
-        });
-        StreamViews { views, reader }
-    }
-
     /// Every view sent up to and including `version` (waiting for it while
     /// the stream keeps sending: it gives up after 30 s without a new view,
     /// so a slow machine does not fail a stream that is still catching up),

@@ -19,6 +19,7 @@ mod klaverjassen;
 mod layout;
 mod limits;
 mod live;
+mod notifications;
 mod outage;
 mod play_page;
 mod potverteren;

@@ -278,6 +278,14 @@ pub fn settings(database: Database) -> Settings {
         // be moved for them; their time for a move has tests of its own
         // (tests/api/bots.rs).
         bot_move: Duration::ZERO,
+        // A `your_turn` is held briefly, and the notification tests'
+        // receivers listen on the loopback interface
+        // (tests/api/notifications.rs).
+        notifications: kaarttafel::config::notifications::NotificationSettings {
+            delay: Duration::from_millis(300),
+            allow_private: true,
+            ..Default::default()
+        },
     }
 }
 
@@ -622,4 +630,47 @@ pub fn moves_but_reports(view: &Value) -> Vec<&Value> {
         .iter()
         .filter(|m| !matches!(m["type"].as_str(), Some("report_revoke" | "take_back")))
         .collect()
+}
+
+/// Every view `player`'s event stream (`GET /v1/games/{id}/stream`) sends,
+/// collected in the background from the moment it opens, so a test can scan
+/// every stream event as well as every answer.
+pub struct StreamViews {
+    pub views: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+    pub reader: tokio::task::JoinHandle<()>,
+}
+
+impl StreamViews {
+    pub async fn open(app: &TestApp, id: &str, player: &Player) -> StreamViews {
+        let response = app
+            .client
+            .get(format!("{}/v1/games/{id}/stream", app.base))
+            .bearer_auth(&player.token)
+            .send()
+            .await
+            .expect("stream opens");
+        assert_eq!(response.status(), StatusCode::OK);
+        let views = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&views);
+        let reader = tokio::spawn(async move {
+            let mut body = futures_util::StreamExt::boxed(response.bytes_stream());
+            let mut buffer = String::new();
+            while let Some(Ok(chunk)) = futures_util::StreamExt::next(&mut body).await {
+                buffer.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+                while let Some(end) = buffer.find("\n\n") {
+                    let block: String = buffer.drain(..end + 2).collect();
+                    if !block.lines().any(|l| l == "event: view") {
+                        continue;
+                    }
+                    let data: String = block
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("data: "))
+                        .collect();
+                    let view: Value = serde_json::from_str(&data).expect("a JSON view");
+                    sink.lock().unwrap().push(view);
+                }
+            }
+        });
+        StreamViews { views, reader }
+    }
 }
