@@ -91,7 +91,7 @@ pub async fn rematch(
             });
         }
     }
-    let due_at = store_new_table(&mut tx, &mut next, caller, now, app.bot_move).await?;
+    let due_at = store_new_table(&mut tx, &mut next, caller, now, app.bot_times).await?;
     game.friends.rematch = Some(next.id);
     let event = Event::new(
         "rematch",

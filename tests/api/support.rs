@@ -278,6 +278,7 @@ pub fn settings(database: Database) -> Settings {
         // be moved for them; their time for a move has tests of its own
         // (tests/api/bots.rs).
         bot_move: Duration::ZERO,
+        bot_trump: Duration::ZERO,
     }
 }
 
