@@ -922,6 +922,9 @@ async fn a_strong_players_decision_time_does_not_show_in_its_events(db: Db) {
     let (database, scratch) = crate::support::fresh_database(db).await;
     let mut settings = crate::support::settings(database);
     settings.bot_move = std::time::Duration::from_millis(BOT_MOVE_MS);
+    // The trump choice at its own default time too, so that no decision
+    // here is made as soon as it is decided.
+    settings.bot_trump = kaarttafel::config::DEFAULT_BOT_TRUMP;
     let app = TestApp::start(settings, scratch).await;
     // Five one-deal tables at once: 120 moves of computer players. The
     // person deals first and lets the clock run out: then the scheduler
