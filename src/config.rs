@@ -198,7 +198,7 @@ pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_BOT_MOVE: Duration = Duration::from_millis(400);
 /// The default time a computer player has to name trump or pass: above
 /// the strong player's valuation of every suit and the pass, which takes
-/// 0.6 s median and 1 s at the 90th percentile on a busy 2-core machine
+/// 0.7 s median and 1.2 s at the 90th percentile on a busy 2-core machine
 /// (docs/solver.md, "The trump choice"); it stops thinking at that time
 /// anyway.
 pub const DEFAULT_BOT_TRUMP: Duration = Duration::from_millis(1500);
