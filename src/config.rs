@@ -102,6 +102,11 @@ pub struct Settings {
     /// webhook guard, the retries (`NOTIFY_*`, `VAPID_*`,
     /// `WEBHOOK_ALLOW_PRIVATE`; see [`notifications`]).
     pub notifications: notifications::NotificationSettings,
+    /// The time a computer player has to name trump or pass
+    /// (`BOT_TRUMP_MS`, default 1500 ms), in the same way: the strong
+    /// player values every suit and the pass there, which takes longer
+    /// than a card (docs/bots.md, "Pacing"). 0: as soon as decided.
+    pub bot_trump: Duration,
 }
 
 /// A rate limit: `requests` per `per`, refilled evenly (GCRA), the whole
@@ -196,6 +201,12 @@ pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default time a computer player has for a move: above the strong
 /// player's bound of a quarter of a second (docs/solver.md, "Budget").
 pub const DEFAULT_BOT_MOVE: Duration = Duration::from_millis(400);
+/// The default time a computer player has to name trump or pass: above
+/// the strong player's valuation of every suit and the pass, which takes
+/// 0.7 s median and 1.2 s at the 90th percentile on a busy 2-core machine
+/// (docs/solver.md, "The trump choice"); it stops thinking at that time
+/// anyway.
+pub const DEFAULT_BOT_TRUMP: Duration = Duration::from_millis(1500);
 /// The default token lifetime: 30 days.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -423,18 +434,18 @@ impl Settings {
             },
             None => DEFAULT_REQUEST_BODY_TIMEOUT,
         };
-        let bot_move = match get("BOT_MOVE_MS") {
+        let bot_time = |variable: &'static str, default: Duration| match get(variable) {
             Some(v) => match v.trim().parse::<u64>() {
-                Ok(ms) if ms <= 10_000 => Duration::from_millis(ms),
-                _ => {
-                    return Err(invalid(
-                        "BOT_MOVE_MS",
-                        format!("`{v}` is not a number of milliseconds between 0 and 10000"),
-                    ));
-                }
+                Ok(ms) if ms <= 10_000 => Ok(Duration::from_millis(ms)),
+                _ => Err(invalid(
+                    variable,
+                    format!("`{v}` is not a number of milliseconds between 0 and 10000"),
+                )),
             },
-            None => DEFAULT_BOT_MOVE,
+            None => Ok(default),
         };
+        let bot_move = bot_time("BOT_MOVE_MS", DEFAULT_BOT_MOVE)?;
+        let bot_trump = bot_time("BOT_TRUMP_MS", DEFAULT_BOT_TRUMP)?;
         let rate_limits = if get("RATE_LIMITS").is_some_and(|v| v.trim() == "off") {
             RateLimits::off()
         } else {
@@ -478,6 +489,7 @@ impl Settings {
             rate_limits,
             bot_move,
             notifications,
+            bot_trump,
         })
     }
 }
@@ -516,6 +528,7 @@ mod tests {
         assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
         assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
         assert_eq!(s.bot_move, Duration::from_millis(400));
+        assert_eq!(s.bot_trump, Duration::from_millis(1500));
     }
 
     #[test]
@@ -524,6 +537,17 @@ mod tests {
         assert_eq!(s.bot_move, Duration::from_millis(250));
         assert_eq!(
             settings(&[("BOT_MOVE_MS", "0")]).unwrap().bot_move,
+            Duration::ZERO
+        );
+    }
+
+    #[test]
+    fn a_computer_players_time_for_the_trump_choice_is_read_in_milliseconds() {
+        let s = settings(&[("BOT_TRUMP_MS", "2500")]).unwrap();
+        assert_eq!(s.bot_trump, Duration::from_millis(2500));
+        assert_eq!(s.bot_move, DEFAULT_BOT_MOVE);
+        assert_eq!(
+            settings(&[("BOT_TRUMP_MS", "0")]).unwrap().bot_trump,
             Duration::ZERO
         );
     }
@@ -569,6 +593,8 @@ mod tests {
             ("REQUEST_BODY_TIMEOUT", "0"),
             ("BOT_MOVE_MS", "10001"),
             ("BOT_MOVE_MS", "0.3s"),
+            ("BOT_TRUMP_MS", "10001"),
+            ("BOT_TRUMP_MS", "1.5s"),
             ("RATE_LIMIT_SIGNUPS", "10"),
             ("RATE_LIMIT_READS", "0/60"),
             ("RATE_LIMIT_WRITES", "10/0"),

@@ -91,7 +91,7 @@ impl Default for Metrics {
         let bot_moves_over_budget = Counter::default();
         registry.register(
             "bot_moves_over_budget",
-            "Computer players' moves not decided within their time for a move (BOT_MOVE_MS), made with the basic player's choice instead",
+            "Computer players' moves not decided within their time for a move (BOT_MOVE_MS, BOT_TRUMP_MS at the trump choice), made with the basic player's choice instead",
             bot_moves_over_budget.clone(),
         );
         let scheduler_lag = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
@@ -203,7 +203,8 @@ impl Metrics {
     }
 
     /// Counts a computer player's move not decided within its time for a
-    /// move (made with the `basic` player's choice instead).
+    /// move or for the trump choice (made with the `basic` player's choice
+    /// instead).
     pub fn count_bot_move_over_budget(&self) {
         self.bot_moves_over_budget.inc();
     }

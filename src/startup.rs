@@ -177,7 +177,10 @@ impl Application {
             metrics: Arc::new(Metrics::default()),
             notifier: Arc::clone(&notifier),
             clock,
-            bot_move: i64::try_from(settings.bot_move.as_micros()).unwrap_or(i64::MAX),
+            bot_times: crate::table::automation::BotTimes {
+                moves: i64::try_from(settings.bot_move.as_micros()).unwrap_or(i64::MAX),
+                trump_choice: i64::try_from(settings.bot_trump.as_micros()).unwrap_or(i64::MAX),
+            },
             path_prefix: settings.path_prefix.clone(),
             notifications: Arc::new(notifications),
         };

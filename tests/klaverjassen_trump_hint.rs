@@ -3,10 +3,13 @@
 //! gets the best one, and the strong player names the suit the hint ranks
 //! best.
 
-use kaarttafel::ai::Player;
+use std::time::{Duration, Instant};
+
 use kaarttafel::ai::hints::{Advice, advice};
+use kaarttafel::ai::klaverjassen::BasicPlayer;
 use kaarttafel::ai::klaverjassen::StrongPlayer;
 use kaarttafel::ai::klaverjassen::strong::Budget;
+use kaarttafel::ai::{Chosen, Player};
 use kaarttafel::rules::Seat;
 use kaarttafel::rules::cards::{Card, Suit};
 use kaarttafel::rules::klaverjassen::{BySeat, CardSet, Match, Move, Options, TrumpChoice, View};
@@ -138,6 +141,64 @@ fn the_strong_player_names_the_suit_the_hint_ranks_best() {
             .expect("a suit");
         assert_eq!(named, best(&hint).0, "seed {seed}: {hint:?}");
     }
+}
+
+/// In the service the strong player thinks no later than the time its
+/// move is made (`Player::choose_by`, docs/bots.md "Pacing"): with that
+/// time already past, its valuation stops at the solver's first look at
+/// the clock, not one sampled deal is solved, and it makes the `basic`
+/// player's choice, saying it is not its own; with time to spare it names
+/// the suit its own valuation ranks best (the hint's, at the same budget
+/// and seed).
+#[test]
+fn the_strong_player_stops_thinking_at_the_time_it_is_given() {
+    let mut rng = StdRng::seed_from_u64(22);
+    let hands = deal_around(random_hand(&mut rng), &mut rng);
+    let (view, legal) = at_trump_choice(hands);
+    let player = StrongPlayer {
+        trump_budget: SMALL,
+        ..StrongPlayer::default()
+    };
+    let seed = 5;
+    let past = Instant::now();
+    let chosen = player
+        .choose_by(
+            Seat(0),
+            &view,
+            &legal,
+            past,
+            &mut StdRng::seed_from_u64(seed),
+        )
+        .expect("a move");
+    let basic = BasicPlayer
+        .choose(Seat(0), &view, &legal, &mut StdRng::seed_from_u64(seed))
+        .expect("a move");
+    assert_eq!(
+        chosen,
+        Chosen {
+            mv: basic,
+            own: false
+        }
+    );
+    let later = Instant::now() + Duration::from_secs(3600);
+    let chosen = player
+        .choose_by(
+            Seat(0),
+            &view,
+            &legal,
+            later,
+            &mut StdRng::seed_from_u64(seed),
+        )
+        .expect("a move");
+    let hint = trump_hint(hands, SMALL, seed);
+    assert_eq!(
+        chosen,
+        Chosen {
+            mv: best(&hint).0,
+            own: true
+        },
+        "{hint:?}"
+    );
 }
 
 #[test]

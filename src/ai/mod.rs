@@ -13,7 +13,21 @@ pub mod klaverjassen;
 pub mod potverteren;
 pub mod solver;
 
+use std::time::Instant;
+
 use crate::rules::{GameRules, Seat};
+
+/// A move a computer player chose by a given time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chosen<M> {
+    /// The move.
+    pub mv: M,
+    /// Whether it is the player's own decision: false when the player could
+    /// not decide by the time and made a simpler player's move instead (the
+    /// `strong` Klaverjassen player that solved no sampled deal in time
+    /// makes the `basic` player's).
+    pub own: bool,
+}
 
 /// A computer player of the game `G`.
 pub trait Player<G: GameRules>: Send + Sync {
@@ -27,6 +41,23 @@ pub trait Player<G: GameRules>: Send + Sync {
         legal: &[G::Move],
         rng: &mut dyn rand::Rng,
     ) -> Option<G::Move>;
+
+    /// As [`Player::choose`], thinking no later than `_until`: a player that
+    /// searches stops by then and decides from what it has (the service
+    /// makes the move at a fixed time, so that its timing tells nothing,
+    /// and a search must not run on past it). By default the player's
+    /// [`Player::choose`], for a player that answers at once.
+    fn choose_by(
+        &self,
+        seat: Seat,
+        view: &G::View,
+        legal: &[G::Move],
+        _until: Instant,
+        rng: &mut dyn rand::Rng,
+    ) -> Option<Chosen<G::Move>> {
+        self.choose(seat, view, legal, rng)
+            .map(|mv| Chosen { mv, own: true })
+    }
 }
 
 /// A game with computer players: its player of each strength.
@@ -49,6 +80,18 @@ pub fn decide<G: GameRules>(
     rng: &mut dyn rand::Rng,
 ) -> Option<G::Move> {
     player.choose(seat, &game.view(Some(seat)), &game.legal_moves(seat), rng)
+}
+
+/// As [`decide`], thinking no later than `until` ([`Player::choose_by`]).
+pub fn decide_by<G: GameRules>(
+    game: &G,
+    seat: Seat,
+    player: &dyn Player<G>,
+    until: Instant,
+    rng: &mut dyn rand::Rng,
+) -> Option<Chosen<G::Move>> {
+    let (view, legal) = (game.view(Some(seat)), game.legal_moves(seat));
+    player.choose_by(seat, &view, &legal, until, rng)
 }
 
 /// A player that picks uniformly among the legal moves: the yardstick of the

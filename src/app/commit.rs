@@ -106,7 +106,7 @@ pub(super) fn next_row(
         loaded.created_at,
         at,
         event.restarts_the_clock(),
-        app.bot_move,
+        app.bot_times,
     );
     let mut row = changed_row(game, loaded)?;
     row.due_at = due_at;

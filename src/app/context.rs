@@ -8,6 +8,7 @@ use crate::clock::Clock;
 use crate::metrics::Metrics;
 use crate::notify::Notifier;
 use crate::store::Store;
+use crate::table::automation::BotTimes;
 
 /// The application: shared by the HTTP workers and the jobs. Cloning it is
 /// cheap; each HTTP worker holds its own ([`App::for_worker`]).
@@ -23,9 +24,10 @@ pub struct App {
     pub notifier: Arc<Notifier>,
     /// The time, for turn clocks and the scheduler (moved by hand in tests).
     pub clock: Arc<dyn Clock>,
-    /// The time a computer player has for a move (`BOT_MOVE_MS`), Unix
-    /// microseconds: its move is made that long after it falls due.
-    pub bot_move: i64,
+    /// The time a computer player has for a move (`BOT_MOVE_MS`) and for
+    /// the trump choice (`BOT_TRUMP_MS`): its move is made that long after
+    /// it falls due.
+    pub bot_times: BotTimes,
     /// How notifications are sent: the delay, the guard, the VAPID key,
     /// who is at which game.
     pub notifications: Arc<super::notifications::Notifications>,

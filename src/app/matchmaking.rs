@@ -122,7 +122,7 @@ pub async fn quick_match(
         }
     }
     room_for_a_new_table(&mut tx, caller).await?;
-    let due_at = store_new_table(&mut tx, &mut fresh, caller, now, app.bot_move).await?;
+    let due_at = store_new_table(&mut tx, &mut fresh, caller, now, app.bot_times).await?;
     let answer = Answer::view(CREATED, &fresh, caller, Some(app.game_location(fresh.id)))?;
     let answer = commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await?;
     app.notifier.work_due(due_at);

@@ -13,6 +13,7 @@ use crate::store::events::{self, EventRow};
 use crate::store::record::game_to_row;
 use crate::store::{Tx, games, players};
 use crate::table::Level;
+use crate::table::automation::BotTimes;
 use crate::table::{Game, GameError, SeatedPlayer};
 
 /// The most tables waiting for players one player may sit at when it makes
@@ -77,7 +78,7 @@ pub fn seat_bot(
 
 /// Stores a new table in `tx`: its invite code if it is private, its row,
 /// its seats and its `created` event, made by `caller` at `created_at`.
-/// Returns when automatic work on it falls due (`bot_move`: a computer
+/// Returns when automatic work on it falls due (`bot_times`: a computer
 /// player's time for a move, [`Game::schedule`]).
 ///
 /// # Errors
@@ -87,10 +88,10 @@ pub async fn store_new_table(
     game: &mut Game,
     caller: Uuid,
     created_at: i64,
-    bot_move: i64,
+    bot_times: BotTimes,
 ) -> Result<Option<i64>, Error> {
     assign_invite_code(tx, game).await?;
-    let due_at = game.schedule(created_at, created_at, true, bot_move);
+    let due_at = game.schedule(created_at, created_at, true, bot_times);
     let options = game.options_json().to_string();
     let mut row = game_to_row(game, created_at, options, None)?;
     row.due_at = due_at;

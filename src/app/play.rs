@@ -2,6 +2,8 @@
 //! automatic one (a computer player's, or the clock's for a seat) make
 //! their event the same way.
 
+use std::time::Instant;
+
 use uuid::Uuid;
 
 use super::answer::Answer;
@@ -9,7 +11,7 @@ use super::change::{Change, change};
 use super::commit::Event;
 use super::context::App;
 use super::error::Error;
-use crate::ai::{self, Player, Players};
+use crate::ai::{self, Chosen, Player, Players};
 use crate::rules::Seat;
 use crate::store::record::system_rng;
 use crate::table::events as event_log;
@@ -108,6 +110,33 @@ pub fn computer_move(
         }
         Rules::Potverteren(game) => {
             ai::decide(game, seat, &*player_for(level), rng).map(Move::from)
+        }
+    }
+}
+
+/// As [`computer_move`], thinking no later than `until`
+/// ([`ai::Player::choose_by`]): the service makes a computer player's move
+/// at a fixed time, and no search runs on past it. The move says whether
+/// it is the player's own decision.
+pub fn computer_move_by(
+    rules: &Rules,
+    seat: Seat,
+    level: Level,
+    until: Instant,
+    rng: &mut dyn rand::Rng,
+) -> Option<Chosen<Move>> {
+    fn into<M: Into<Move>>(chosen: Chosen<M>) -> Chosen<Move> {
+        Chosen {
+            mv: chosen.mv.into(),
+            own: chosen.own,
+        }
+    }
+    match rules {
+        Rules::Klaverjassen(game) => {
+            ai::decide_by(game, seat, &*player_for(level), until, rng).map(into)
+        }
+        Rules::Potverteren(game) => {
+            ai::decide_by(game, seat, &*player_for(level), until, rng).map(into)
         }
     }
 }

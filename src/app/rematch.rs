@@ -92,7 +92,7 @@ pub async fn rematch(
             });
         }
     }
-    let due_at = store_new_table(&mut tx, &mut next, caller, now, app.bot_move).await?;
+    let due_at = store_new_table(&mut tx, &mut next, caller, now, app.bot_times).await?;
     let before = Before::of(&game);
     game.friends.rematch = Some(next.id);
     let event = Event::new(

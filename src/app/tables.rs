@@ -71,7 +71,7 @@ pub async fn create(
         players::insert_bot(&mut tx, bot.id, &bot.name, level.as_str()).await?;
     }
     let created_at = app.now();
-    let due_at = store_new_table(&mut tx, &mut game, caller, created_at, app.bot_move).await?;
+    let due_at = store_new_table(&mut tx, &mut game, caller, created_at, app.bot_times).await?;
     let answer = Answer::view(CREATED, &game, caller, Some(app.game_location(game.id)))?;
     let answer = commit_answer(tx, caller, keyed.as_ref(), answer, app.now()).await?;
     app.notifier.work_due(due_at);

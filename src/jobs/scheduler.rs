@@ -18,17 +18,18 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::task::{JoinError, JoinSet};
 use uuid::Uuid;
 
+use crate::ai::Chosen;
 use crate::app::blocking::off_the_workers;
 use crate::app::commit::{By, Event, after_commit, record_change};
 use crate::app::context::App;
 use crate::app::error::Error;
 use crate::app::notifications::Before;
-use crate::app::play::{computer_move, seat_move};
+use crate::app::play::{computer_move, computer_move_by, seat_move};
 use crate::clock::{sleep_until, whole_millis};
 use crate::rules::Seat;
 use crate::store::games;
@@ -212,21 +213,30 @@ fn move_time(due: i64, picked: i64, bot_move: i64) -> i64 {
     whole_millis(due.max(picked - bot_move / 2) + bot_move)
 }
 
+/// How long before its move is made a computer player stops thinking: the
+/// time for drawing its last sample, ending its threads and a busy machine,
+/// so that its decision is in hand when the move is made.
+const THINKING_MARGIN: Duration = Duration::from_millis(50);
+
 /// A computer player's decision on `game`, given at `at`, the time its
-/// move is made: its own if it decides by then, else the `basic` player's
-/// (counted in `bot_moves_over_budget`; the unfinished decision ends within
-/// its own time limit, unheeded), so that the time never shows how long it
-/// thought. `None` if the server stops meanwhile: the move is not made here
-/// (the game stays due).
+/// move is made. It thinks until [`THINKING_MARGIN`] before then at the
+/// latest (every search it starts ends by then, so none runs on unheeded)
+/// and its decision is its own if it decides by `at`; else (counted in
+/// `bot_moves_over_budget`, as is a player that fell back on a simpler
+/// player's move for want of time) the `basic` player's, so that the time
+/// never shows how long it thought. `None` if the server stops meanwhile:
+/// the move is not made here (the game stays due).
 async fn decide_by(
     app: &App,
     game: Arc<Game>,
     work: Work,
     at: i64,
 ) -> Result<Option<Option<Decision>>, Error> {
+    let left = u64::try_from(at - app.clock.now_micros()).unwrap_or(0);
+    let until = Instant::now() + Duration::from_micros(left).saturating_sub(THINKING_MARGIN);
     let thinking = {
         let (game, work) = (Arc::clone(&game), work.clone());
-        off_the_workers(move || decide(&game, work))
+        off_the_workers(move || decide(&game, work, Some(until)))
     };
     let decision = tokio::select! {
         biased;
@@ -237,10 +247,13 @@ async fn decide_by(
                 Work::Bot(seat, _) => Work::Bot(seat, Level::Basic),
                 other => other,
             };
-            return Ok(Some(decide(&game, basic)));
+            return Ok(Some(decide(&game, basic, None)));
         }
         () = app.notifier.shutting_down() => return Ok(None),
     };
+    if let Some(Decision::Move { own: false, .. }) = decision {
+        app.metrics.count_bot_move_over_budget();
+    }
     tokio::select! {
         () = sleep_until(&*app.clock, at) => Ok(Some(decision)),
         () = app.notifier.shutting_down() => Ok(None),
@@ -255,6 +268,9 @@ enum Decision {
         mv: Move,
         actor: &'static str,
         away: Vec<Seat>,
+        /// The deciding player's own decision, not a simpler player's made
+        /// for want of time ([`crate::ai::Chosen`]).
+        own: bool,
     },
 }
 
@@ -278,15 +294,15 @@ async fn step(app: &App, id: Uuid) -> Result<(), Error> {
         // held: the move is applied below only if that version still holds.
         // A computer player's move is made at its time for a move.
         let (decision, at) = match work {
-            Some(work @ Work::Bot(..)) if app.bot_move > 0 => {
-                let at = move_time(due, now, app.bot_move);
+            Some(work @ Work::Bot(..)) if game.bot_time(app.bot_times) > 0 => {
+                let at = move_time(due, now, game.bot_time(app.bot_times));
                 match decide_by(app, game, work, at).await? {
                     Some(decision) => (decision, at),
                     None => return Ok(()),
                 }
             }
             Some(work) => {
-                let decision = off_the_workers(move || decide(&game, work)).await?;
+                let decision = off_the_workers(move || decide(&game, work, None)).await?;
                 (decision, app.now())
             }
             None => (None, app.now()),
@@ -322,6 +338,7 @@ async fn step(app: &App, id: Uuid) -> Result<(), Error> {
                 mv,
                 actor,
                 away,
+                own: _,
             } => {
                 for seat in away {
                     game.away[seat.index()] = true;
@@ -343,8 +360,9 @@ async fn step(app: &App, id: Uuid) -> Result<(), Error> {
     Ok(())
 }
 
-/// The move for `work`, decided from the seat's own view only.
-fn decide(game: &Game, work: Work) -> Option<Decision> {
+/// The move for `work`, decided from the seat's own view only, thinking no
+/// later than `until` when given.
+fn decide(game: &Game, work: Work, until: Option<Instant>) -> Option<Decision> {
     let (seat, level, actor, away) = match work {
         Work::Abandon => return Some(Decision::Abandon),
         Work::Bot(seat, level) => (seat, level, "bot", Vec::new()),
@@ -356,15 +374,25 @@ fn decide(game: &Game, work: Work) -> Option<Decision> {
                 mv: crate::table::Move::Potverteren(crate::rules::potverteren::Move::EndTable),
                 actor: "clock",
                 away: Vec::new(),
+                own: true,
             });
         }
     };
-    let mv = computer_move(game.rules.as_ref()?, seat, level, &mut rand::rng())?;
+    let rules = game.rules.as_ref()?;
+    let rng = &mut rand::rng();
+    let Chosen { mv, own } = match until {
+        Some(until) => computer_move_by(rules, seat, level, until, rng)?,
+        None => Chosen {
+            mv: computer_move(rules, seat, level, rng)?,
+            own: true,
+        },
+    };
     Some(Decision::Move {
         seat,
         mv,
         actor,
         away,
+        own,
     })
 }
 

@@ -5,11 +5,25 @@
 
 use super::Level;
 use super::{Game, Status};
-use crate::rules::Seat;
+use crate::rules::{Action, Seat};
 
 /// How long a table may wait for players before it is closed (`abandoned`):
 /// 24 hours.
 pub const ABANDON_AFTER_MICROS: i64 = 24 * 3600 * 1_000_000;
+
+/// How long a computer player has for a move, Unix microseconds: its move
+/// is made that long after it falls due, however long it thinks, so that
+/// its timing does not tell what it had to choose from (docs/bots.md,
+/// "Pacing"). 0: as soon as decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BotTimes {
+    /// For every move but the trump choice (`BOT_MOVE_MS`).
+    pub moves: i64,
+    /// For naming trump or passing (`BOT_TRUMP_MS`), where the strong
+    /// player values every suit and the pass: the trump choice is public,
+    /// so a time of its own tells nothing of the hand.
+    pub trump_choice: i64,
+}
 
 /// Automatic work due on a table now.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,16 +50,17 @@ impl Game {
     /// `restart_clock` a deadline already running is kept (a change that
     /// leaves the game where it was, such as a seat's seed).
     ///
-    /// A computer player has `bot_move` (microseconds) for its move, which
-    /// is made `bot_move` after it falls due: its turn falls due so that
-    /// the move comes the table's `bot_delay_ms` after `now`, or `bot_move`
-    /// after if that is longer ([`Game::bot_due`]).
+    /// A computer player has its time for the move awaited
+    /// ([`Game::bot_time`] of `bot_times`), and its move is made that long
+    /// after it falls due: its turn falls due so that the move comes the
+    /// table's `bot_delay_ms` after `now`, or its time after if that is
+    /// longer ([`Game::bot_due`]).
     pub fn schedule(
         &mut self,
         created_at: i64,
         now: i64,
         restart_clock: bool,
-        bot_move: i64,
+        bot_times: BotTimes,
     ) -> Option<i64> {
         let running = self.deadline.filter(|_| !restart_clock);
         self.deadline = None;
@@ -61,7 +76,7 @@ impl Game {
             let at = if self.away[seat.index()] {
                 now
             } else if self.bot_in(seat).is_some() {
-                self.bot_due(now, bot_move)
+                self.bot_due(now, self.bot_time(bot_times))
             } else {
                 people = true;
                 continue;
@@ -74,6 +89,16 @@ impl Game {
             due = Some(due.map_or(deadline, |d| d.min(deadline)));
         }
         due
+    }
+
+    /// A computer player's time for the move the table awaits: the trump
+    /// choice's while trump is named (or passed), else a move's. Both are
+    /// public, so the time tells nothing of any hand.
+    pub fn bot_time(&self, bot_times: BotTimes) -> i64 {
+        match self.awaiting() {
+            Some(awaiting) if awaiting.action == Action::ChooseTrump => bot_times.trump_choice,
+            _ => bot_times.moves,
+        }
     }
 
     /// When a computer player whose turn came at `now` starts deciding: its
@@ -156,7 +181,9 @@ mod tests {
     use rand::rngs::StdRng;
     use uuid::Uuid;
 
-    use crate::table::{Game, GameKind, Level, SeatedPlayer, TableOptions};
+    use super::BotTimes;
+    use crate::rules::Action;
+    use crate::table::{Game, GameKind, Level, Move, SeatedPlayer, TableOptions};
 
     /// A Klaverjassen table of one person (seat 0) and three computer
     /// players, the one in seat 1 dealing first.
@@ -192,13 +219,45 @@ mod tests {
     #[test]
     fn a_computer_players_move_comes_the_tables_delay_after_its_turn_or_its_time_for_a_move_if_longer()
      {
-        let (now, bot_move) = (1_000_000_000, 400_000);
+        let (now, moves) = (1_000_000_000, 400_000);
+        let times = BotTimes {
+            moves,
+            trump_choice: 1_500_000,
+        };
         for (delay_ms, move_after) in [(800, 800_000), (400, 400_000), (0, 400_000)] {
             let mut game = table_with_a_bot_dealing(delay_ms);
-            let due = game.schedule(now, now, true, bot_move);
-            assert_eq!(due, Some(now + move_after - bot_move), "delay {delay_ms}");
+            let due = game.schedule(now, now, true, times);
+            assert_eq!(due, Some(now + move_after - moves), "delay {delay_ms}");
         }
         let mut game = table_with_a_bot_dealing(800);
-        assert_eq!(game.schedule(now, now, true, 0), Some(now + 800_000));
+        assert_eq!(
+            game.schedule(now, now, true, BotTimes::default()),
+            Some(now + 800_000)
+        );
+    }
+
+    /// At the trump choice a computer player has the trump choice's time
+    /// (`BOT_TRUMP_MS`), at every other move a move's (`BOT_MOVE_MS`).
+    #[test]
+    fn a_computer_player_has_the_trump_choices_time_to_name_trump() {
+        let now = 1_000_000_000;
+        let times = BotTimes {
+            moves: 400_000,
+            trump_choice: 1_500_000,
+        };
+        let mut game = table_with_a_bot_dealing(800);
+        assert_eq!(game.bot_time(times), times.moves);
+        let dealer = game.awaiting().unwrap().seats[0];
+        game.play_for(
+            dealer,
+            Move::deal(GameKind::Klaverjassen),
+            &mut StdRng::seed_from_u64(2),
+        )
+        .unwrap();
+        assert_eq!(game.awaiting().unwrap().action, Action::ChooseTrump);
+        assert_eq!(game.bot_time(times), times.trump_choice);
+        // The move comes its time after the change, as that is longer than
+        // the table's delay of 800 ms: it falls due at once.
+        assert_eq!(game.schedule(now, now, true, times), Some(now));
     }
 }

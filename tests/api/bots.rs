@@ -879,6 +879,9 @@ async fn a_strong_players_decision_time_does_not_show_in_its_events(db: Db) {
     let (database, scratch) = crate::support::fresh_database(db).await;
     let mut settings = crate::support::settings(database);
     settings.bot_move = std::time::Duration::from_millis(BOT_MOVE_MS);
+    // The trump choice at its own default time too, so that no decision
+    // here is made as soon as it is decided.
+    settings.bot_trump = kaarttafel::config::DEFAULT_BOT_TRUMP;
     let app = TestApp::start(settings, scratch).await;
     // Five one-deal tables at once: 120 moves of computer players. The
     // person deals first and lets the clock run out: then the scheduler
@@ -960,6 +963,93 @@ async fn a_strong_players_decision_time_does_not_show_in_its_events(db: Db) {
     );
 }
 
+/// `kaarttafel_bot_moves_over_budget_total` of an instance.
+async fn moves_over_budget(app: &TestApp) -> u64 {
+    let metrics = app.metrics().await;
+    let line = metrics
+        .lines()
+        .find(|line| line.starts_with("kaarttafel_bot_moves_over_budget_total "))
+        .unwrap_or_else(|| panic!("no over-budget counter in {metrics}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// At the trump choice a computer player has the trump choice's time
+/// (`BOT_TRUMP_MS`), not a card's (`BOT_MOVE_MS`), and the strong player
+/// names trump or passes by its own valuation of every suit and the pass
+/// (docs/bots.md, "Pacing"): under `pass_round`, each strong player's trump
+/// decision is made exactly its trump time after it fell due, and not one
+/// is the `basic` player's made for want of time (which the over-budget
+/// counter counts, as it counts the strong player falling back on `basic`
+/// when it solved no sampled deal in time). The strong player's valuation
+/// takes seconds in a debug build, far longer than the 400 ms a card has:
+/// given only that, it would fall back at every trump choice.
+async fn a_strong_player_names_trump_or_passes_by_its_own_valuation_in_its_trump_time(db: Db) {
+    // The default in a release build; the debug build's solver is about
+    // twenty times slower, so it gets a time that fits its valuation.
+    let bot_trump = if cfg!(debug_assertions) {
+        std::time::Duration::from_secs(8)
+    } else {
+        kaarttafel::config::DEFAULT_BOT_TRUMP
+    };
+    let (database, scratch) = crate::support::fresh_database(db).await;
+    let mut settings = crate::support::settings(database);
+    settings.bot_move = kaarttafel::config::DEFAULT_BOT_MOVE;
+    settings.bot_trump = bot_trump;
+    let app = TestApp::start(settings, scratch).await;
+    let anne = app.player("Anne").await;
+    // Anne is the voorhand: she decides first and leads the first trick,
+    // so the table waits for her once trump is named, and no card of a
+    // computer player is decided while the counter is read.
+    let created = create(
+        &app,
+        &anne,
+        json!({"game": "klaverjassen",
+               "options": {"deals": 1, "trump_choice": "pass_round", "auto_deal": true,
+                           "first_dealer": 3, "bot_delay_ms": 0},
+               "bots": [{"level": "strong"}, {"level": "strong"}, {"level": "strong"}]}),
+    )
+    .await;
+    let id = created["id"].as_str().unwrap().to_owned();
+    let mut view = created;
+    while view["klaverjassen"]["phase"] == "choosing_trump" {
+        if view["awaiting"]["seats"] == json!([0]) {
+            // She passes, so that every computer player decides; when all
+            // passed she must name trump.
+            let moves = view["legal_moves"].as_array().unwrap();
+            let mv = moves
+                .iter()
+                .find(|m| m["type"] == "pass")
+                .or_else(|| moves.iter().find(|m| m["type"] == "choose_trump"))
+                .unwrap()
+                .clone();
+            let answer = app.play(&id, &anne, mv).await;
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+            view = answer.body;
+        } else {
+            let version = view["version"].as_i64().unwrap();
+            view = app.view_after(&id, &anne, version).await;
+        }
+    }
+    assert_eq!(view["klaverjassen"]["phase"], "playing", "{view}");
+    assert_eq!(view["awaiting"]["seats"], json!([0]), "{view}");
+    let log = event_log(&app, &id, &anne).await;
+    let decisions: Vec<i64> = log
+        .windows(2)
+        .filter(|pair| {
+            let kind = &pair[1]["data"]["type"];
+            pair[1]["by"] == "bot" && (kind == "pass" || kind == "choose_trump")
+        })
+        .map(|pair| event_time(&pair[1]) - event_time(&pair[0]))
+        .collect();
+    assert!(!decisions.is_empty(), "{log:?}");
+    let trump_time = i64::try_from(bot_trump.as_micros()).unwrap();
+    assert!(
+        decisions.iter().all(|after| *after == trump_time),
+        "from due to trump decision (µs): {decisions:?}"
+    );
+    assert_eq!(moves_over_budget(&app).await, 0, "{decisions:?}");
+}
+
 on_both_databases!(
     a_person_plays_a_whole_enforced_match_against_three_basic_players,
     a_person_plays_a_whole_club_match_against_three_basic_players,
@@ -977,4 +1067,5 @@ on_both_databases!(
     a_table_left_waiting_a_day_is_abandoned,
     two_instances_make_every_automatic_move_exactly_once,
     a_strong_players_decision_time_does_not_show_in_its_events,
+    a_strong_player_names_trump_or_passes_by_its_own_valuation_in_its_trump_time,
 );

@@ -220,21 +220,37 @@ async fn klaverjassen_hint_at_the_trump_choice_values_every_suit(db: Db) {
     let view = app.view(&id, chooser).await;
     assert_eq!(view["klaverjassen"]["phase"], "choosing_trump", "{view}");
     let answer = hint(&app, &id, chooser).await;
+    assert_eq!(
+        trump_choices_valued(&answer, &view),
+        ["C", "D", "H", "S"],
+        "{}",
+        answer.body
+    );
+}
+
+/// The moves of a hint at the trump choice, each suit by its letter and
+/// the pass as `pass`, sorted, once it is checked that the hint fits the
+/// view, that every move listed has a numeric value, and that the move
+/// advised is valued best.
+fn trump_choices_valued(answer: &Answer, view: &Value) -> Vec<String> {
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-    assert_hint_fits(&answer.body, &view);
+    assert_eq!(view["klaverjassen"]["phase"], "choosing_trump", "{view}");
+    assert_hint_fits(&answer.body, view);
     let moves = answer.body["moves"].as_array().unwrap();
-    assert_eq!(moves.len(), 4, "{}", answer.body);
-    let mut suits: Vec<&str> = moves
+    let mut choices: Vec<String> = moves
         .iter()
         .map(|listed| {
-            assert_eq!(listed["move"]["type"], "choose_trump", "{listed}");
             assert!(listed["value"].is_number(), "{listed}");
-            listed["move"]["suit"].as_str().unwrap()
+            let mv = &listed["move"];
+            match mv["type"].as_str().unwrap() {
+                "choose_trump" => mv["suit"].as_str().unwrap().to_owned(),
+                "pass" => "pass".to_owned(),
+                other => panic!("{other} at the trump choice: {listed}"),
+            }
         })
         .collect();
-    suits.sort_unstable();
-    assert_eq!(suits, ["C", "D", "H", "S"]);
-    // The suit advised is valued best.
+    choices.sort_unstable();
+    // The move advised is valued best.
     let value = |listed: &Value| listed["value"].as_f64().unwrap();
     let best = moves.iter().map(value).fold(f64::NEG_INFINITY, f64::max);
     let advised = moves
@@ -242,11 +258,42 @@ async fn klaverjassen_hint_at_the_trump_choice_values_every_suit(db: Db) {
         .find(|listed| listed["move"] == answer.body["move"])
         .unwrap();
     assert_eq!(value(advised), best, "{}", answer.body);
+    choices
+}
+
+/// Under `trump_choice: pass_round` the hint at the trump choice values
+/// every suit and the pass (docs/solver.md, "The trump choice"): for the
+/// voorhand, who decides first, and for the next seat once it passed.
+async fn klaverjassen_hint_under_pass_round_values_every_suit_and_the_pass(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let (id, players) = app
+        .full_table(
+            "klaverjassen",
+            json!({"deals": 1, "hints": true, "trump_choice": "pass_round", "auto_deal": true}),
+            4,
+        )
+        .await;
+    let first = awaited(&app.view(&id, &players[0]).await);
+    // The voorhand decides first, then passes: the next seat decides.
+    for seat in [first, (first + 1) % 4] {
+        let view = app.view(&id, &players[seat]).await;
+        assert_eq!(awaited(&view), seat, "{view}");
+        let answer = hint(&app, &id, &players[seat]).await;
+        assert_eq!(
+            trump_choices_valued(&answer, &view),
+            ["C", "D", "H", "S", "pass"],
+            "{}",
+            answer.body
+        );
+        let answer = app.play(&id, &players[seat], json!({"type": "pass"})).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    }
 }
 
 on_both_databases!(
     klaverjassen_hints_and_analysis_over_a_whole_deal,
     klaverjassen_hint_at_the_trump_choice_values_every_suit,
+    klaverjassen_hint_under_pass_round_values_every_suit_and_the_pass,
     no_hint_on_a_table_without_hints,
     potverteren_hint_weighs_each_choice_in_chips,
 );

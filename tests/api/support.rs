@@ -286,6 +286,7 @@ pub fn settings(database: Database) -> Settings {
             allow_private: true,
             ..Default::default()
         },
+        bot_trump: Duration::ZERO,
     }
 }
 

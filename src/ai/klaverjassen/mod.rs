@@ -7,10 +7,12 @@ mod sampling;
 pub mod strong;
 mod trump;
 
+use std::time::Instant;
+
 use crate::rules::Seat;
 use crate::rules::klaverjassen::{Match, Move, Phase, View};
 
-use super::{Player, Players};
+use super::{Chosen, Player, Players};
 pub use basic::BasicPlayer;
 use strong::{Budget, TRUMP_BUDGET, decide};
 
@@ -48,6 +50,44 @@ impl Default for StrongPlayer {
     }
 }
 
+impl StrongPlayer {
+    /// The move for `seat`, thinking no later than `until` when given (each
+    /// budget's clock cut to it).
+    fn choose_within(
+        &self,
+        seat: Seat,
+        view: &View,
+        legal: &[Move],
+        until: Option<Instant>,
+        rng: &mut dyn rand::Rng,
+    ) -> Option<Chosen<Move>> {
+        if legal.contains(&Move::Deal) {
+            return Some(Chosen {
+                mv: Move::Deal,
+                own: true,
+            });
+        }
+        let mut budget = match view.phase {
+            Phase::ChoosingTrump => self.trump_budget,
+            _ => self.budget,
+        };
+        if let Some(until) = until {
+            let left = until.saturating_duration_since(Instant::now());
+            budget.time = Some(budget.time.map_or(left, |time| time.min(left)));
+        }
+        let decision = decide(seat, view, legal, budget, rng)?;
+        if decision.out_of_budget {
+            return BasicPlayer
+                .choose(seat, view, legal, rng)
+                .map(|mv| Chosen { mv, own: false });
+        }
+        Some(Chosen {
+            mv: decision.chosen,
+            own: true,
+        })
+    }
+}
+
 impl Player<Match> for StrongPlayer {
     fn choose(
         &self,
@@ -56,17 +96,21 @@ impl Player<Match> for StrongPlayer {
         legal: &[Move],
         rng: &mut dyn rand::Rng,
     ) -> Option<Move> {
-        if legal.contains(&Move::Deal) {
-            return Some(Move::Deal);
-        }
-        let budget = match view.phase {
-            Phase::ChoosingTrump => self.trump_budget,
-            _ => self.budget,
-        };
-        let decision = decide(seat, view, legal, budget, rng)?;
-        if decision.out_of_budget {
-            return BasicPlayer.choose(seat, view, legal, rng);
-        }
-        Some(decision.chosen)
+        self.choose_within(seat, view, legal, None, rng)
+            .map(|chosen| chosen.mv)
+    }
+
+    /// Every decision's clock ends at `until` at the latest (the trump
+    /// valuation's two threads included); undecided by then (not one
+    /// sampled deal solved), the `basic` player's move, not its own.
+    fn choose_by(
+        &self,
+        seat: Seat,
+        view: &View,
+        legal: &[Move],
+        until: Instant,
+        rng: &mut dyn rand::Rng,
+    ) -> Option<Chosen<Move>> {
+        self.choose_within(seat, view, legal, Some(until), rng)
     }
 }

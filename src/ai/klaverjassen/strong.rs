@@ -73,8 +73,16 @@ pub const TRUMP_SAMPLES: u32 = 8;
 /// Solver nodes per trump choice.
 pub const TRUMP_NODES: u64 = 24_000_000;
 
-/// The clock's bound on a trump choice.
-pub const TRUMP_TIME: Duration = Duration::from_secs(5);
+/// The clock's bound on a trump choice: 5 s, far above the counts' time
+/// in a release build; 20 s in a debug build (`cargo run`, the tests),
+/// whose unoptimised solver is many times slower, so that there too the
+/// counts decide and a hint under `pass_round` (eight whole-deal solves a
+/// deal) values every choice.
+pub const TRUMP_TIME: Duration = if cfg!(debug_assertions) {
+    Duration::from_secs(20)
+} else {
+    Duration::from_secs(5)
+};
 
 impl Budget {
     /// The default budget of a decision at `view`: [`TRUMP_BUDGET`] at the

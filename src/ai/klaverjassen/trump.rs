@@ -130,11 +130,14 @@ pub(super) struct Thinking {
 
 /// Values naming each of `suits` (and passing, when `pass`) for `seat` from
 /// its view. The sampled deals are drawn from `rng` first, then solved by
-/// [`WORKERS`] threads, each taking every [`WORKERS`]th deal with an equal
-/// share of the nodes (`solver` is the first thread's); a thread stops at
-/// the first deal its share or the deadline cuts short, and that deal is
-/// dropped. A deal valued for passing as well solves eight positions, so
-/// half as many are drawn. `samples` is 0 when none fitted.
+/// [`WORKERS`] threads together, deal after deal: each thread solves its
+/// share of every deal's positions (every [`WORKERS`]th of them; `solver` is
+/// the first thread's) with an equal share of the nodes, and stops at the
+/// first position its nodes or the deadline cut short. A deal counts once
+/// every thread has solved its share of it, so the first deal is in hand
+/// after a [`WORKERS`]th of its solves. A deal valued for passing as well
+/// solves eight positions, so half as many are drawn. `samples` is 0 when
+/// none fitted.
 pub(super) fn value_choices<R: Rng + ?Sized>(
     solver: &mut Solver,
     seat: Seat,
@@ -164,19 +167,41 @@ pub(super) fn value_choices<R: Rng + ?Sized>(
         nodes: thinking.nodes / WORKERS as u64,
         deadline: thinking.deadline,
     };
-    let solve = |solver: &mut Solver, first: usize| {
-        solve_share(solver, view, &deals, first, &wanted, share)
-    };
-    let solved: Vec<DealValues> = std::thread::scope(|scope| {
-        let others: Vec<_> = (1..WORKERS)
-            .map(|first| scope.spawn(move || solve(&mut Solver::new(), first)))
+    let parts: Vec<Vec<(Team, Suit)>> = (0..WORKERS)
+        .map(|first| {
+            wanted
+                .iter()
+                .copied()
+                .skip(first)
+                .step_by(WORKERS)
+                .collect()
+        })
+        .collect();
+    let solve =
+        |solver: &mut Solver, part: &[(Team, Suit)]| solve_share(solver, view, &deals, part, share);
+    let solved: Vec<Vec<Vec<i32>>> = std::thread::scope(|scope| {
+        let others: Vec<_> = parts[1..]
+            .iter()
+            .map(|part| scope.spawn(move || solve(&mut Solver::new(), part)))
             .collect();
-        let mut solved = solve(solver, 0);
+        let mut solved = vec![solve(solver, &parts[0])];
         for other in others {
-            solved.extend(other.join().expect("a trump worker does not panic"));
+            solved.push(other.join().expect("a trump worker does not panic"));
         }
         solved
     });
+    let complete = solved.iter().map(Vec::len).min().unwrap_or(0);
+    let solved: Vec<DealValues> = (0..complete)
+        .map(|deal| {
+            let mut values = DealValues::default();
+            for (part, values_of_part) in parts.iter().zip(&solved) {
+                for ((naming, suit), value) in part.iter().zip(&values_of_part[deal]) {
+                    values.0[*naming][suit_index(*suit)] = *value;
+                }
+            }
+            values
+        })
+        .collect();
     let samples = u32::try_from(solved.len()).expect("few samples");
     let later = seats_after(seat, voorhand);
     let mean = |value: &dyn Fn(&DealValues) -> i32| {
@@ -196,22 +221,22 @@ pub(super) fn value_choices<R: Rng + ?Sized>(
     }
 }
 
-/// One worker's share of a trump choice: the deals from `first` on, every
-/// [`WORKERS`]th, each solved for the `wanted` teams and trumps, until
-/// `share` (its nodes and the decision's deadline) cuts one short.
+/// One thread's share of a trump choice: the positions of `part` (a team
+/// naming a trump) of every deal in turn, their values in `part`'s order,
+/// until `share` (its nodes and the decision's deadline) cuts one short;
+/// that deal's values are dropped.
 fn solve_share(
     solver: &mut Solver,
     view: &View,
     deals: &[BySeat<CardSet>],
-    first: usize,
-    wanted: &[(Team, Suit)],
+    part: &[(Team, Suit)],
     share: Limits,
-) -> Vec<DealValues> {
+) -> Vec<Vec<i32>> {
     let at_start = solver.nodes();
     let mut solved = Vec::new();
-    for hands in deals.iter().skip(first).step_by(WORKERS) {
-        let mut values = DealValues::default();
-        for (naming, suit) in wanted {
+    for hands in deals {
+        let mut values = Vec::with_capacity(part.len());
+        for (naming, suit) in part {
             let position = first_lead(view, *hands, *suit, *naming);
             let limits = Limits {
                 nodes: share.nodes.saturating_sub(solver.nodes() - at_start),
@@ -220,7 +245,7 @@ fn solve_share(
             let Some(value) = solver.value_within(&position, limits) else {
                 return solved;
             };
-            values.0[*naming][suit_index(*suit)] = value;
+            values.push(value);
         }
         solved.push(values);
     }
