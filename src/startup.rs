@@ -176,6 +176,7 @@ impl Application {
             path_prefix: settings.path_prefix.clone(),
         };
         let scheduler = tokio::spawn(jobs::scheduler::run(app.clone()));
+        tokio::spawn(jobs::evenings::run(app.clone()));
         tokio::spawn(jobs::cleanup::run(
             app.clone(),
             jobs::cleanup::Policy::new(settings.token_ttl),

@@ -31,6 +31,7 @@ use super::routes::routes;
         (name = "games", description = "Tables, seats, deals, moves and the event log"),
         (name = "health", description = "Probes"),
         (name = "friends", description = "Private tables and invite codes, quick match and rematch"),
+        (name = "events", description = "Club evenings: pairs and individual competitions, duplicate boards, standings"),
     ),
 )]
 pub struct ApiDoc;

@@ -3,7 +3,7 @@
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use super::{bots, events, friends, games, health, hints, players, profiles, stream};
+use super::{bots, evenings, events, friends, games, health, hints, players, profiles, stream};
 
 /// Every route, listed once: `$config` is either utoipa-actix-web's service
 /// config (which also collects each route's OpenAPI path and schemas, for
@@ -44,7 +44,20 @@ macro_rules! register_routes {
                     .service(friends::quick_match)
                     .service(friends::rematch)
                     .service(profiles::rename)
-                    .service(profiles::player_profile),
+                    .service(profiles::player_profile)
+                    .service(evenings::create_event)
+                    .service(evenings::list_events)
+                    .service(evenings::get_event)
+                    .service(evenings::event_stream)
+                    .service(evenings::enter)
+                    .service(evenings::withdraw)
+                    .service(evenings::remove_entry)
+                    .service(evenings::add_bots)
+                    .service(evenings::start)
+                    .service(evenings::cancel)
+                    .service(evenings::send_seed)
+                    .service(evenings::standings)
+                    .service(evenings::board),
             )
     };
 }

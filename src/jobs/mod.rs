@@ -4,4 +4,5 @@
 //! use the application's use cases, never HTTP.
 
 pub mod cleanup;
+pub mod evenings;
 pub mod scheduler;
