@@ -492,7 +492,7 @@ pub async fn remove_entry(
 #[schema(example = json!({"count": 2, "level": "basic"}))]
 pub struct NewBots {
     /// Entries to add: pairs of two computer players, or single players.
-    #[schema(minimum = 1, maximum = 32)]
+    #[schema(minimum = 1, maximum = 40)]
     pub count: usize,
     /// `basic` or `strong`.
     #[schema(value_type = String, example = "basic")]

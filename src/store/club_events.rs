@@ -181,15 +181,16 @@ pub async fn add_table(
     Ok(())
 }
 
-/// Makes the work of event `event` due at `at` (unless it is due sooner).
+/// Makes the work of event `event` due at `at`. Always written, even over
+/// an earlier due mark: the write holds the event's row until the
+/// transaction that finished a table commits, so the round change never
+/// reads that table as still playing and then clears the mark.
 pub async fn make_due(conn: &mut AnyConnection, event: Uuid, at: i64) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE club_events SET due_at = $2 WHERE id = $1 AND (due_at IS NULL OR due_at > $2)",
-    )
-    .bind(id_text(event))
-    .bind(at)
-    .execute(conn)
-    .await?;
+    sqlx::query("UPDATE club_events SET due_at = $2 WHERE id = $1")
+        .bind(id_text(event))
+        .bind(at)
+        .execute(conn)
+        .await?;
     Ok(())
 }
 

@@ -16,6 +16,7 @@ use crate::support::{Db, Player, TestApp, moves_but_reports};
 on_both_databases!(
     a_pairs_entry_needs_its_partner_and_the_start_a_full_field,
     a_private_event_is_entered_by_its_invite_code_and_not_listed,
+    an_individual_duplicate_evening_is_drawn_and_dealt_as_the_verifier_repeats_it,
     a_duplicate_evening_plays_itself_through_with_the_same_boards_at_every_table,
 );
 
@@ -189,6 +190,97 @@ async fn a_private_event_is_entered_by_its_invite_code_and_not_listed(db: Db) {
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
 }
 
+/// Runs `tools/verify_event.py` on the event and its tables as `reader`
+/// sees them; panics with its output when it finds a mismatch.
+async fn verify_event(app: &TestApp, id: &str, reader: &Player) {
+    let event = get(app, &format!("/v1/events/{id}"), reader).await.body;
+    let mut saved = json!({"event": event.clone(), "tables": {}});
+    for round in event["schedule"].as_array().unwrap() {
+        for table in round["tables"].as_array().unwrap() {
+            let game = table["game_id"].as_str().unwrap();
+            saved["tables"][game] = app.view(game, reader).await;
+        }
+    }
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), saved.to_string()).unwrap();
+    let checked = std::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tools/verify_event.py"
+        ))
+        .arg("--file")
+        .arg(file.path())
+        .output()
+        .unwrap();
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+}
+
+async fn an_individual_duplicate_evening_is_drawn_and_dealt_as_the_verifier_repeats_it(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let organizer = app.player("Organizer").await;
+    let event = new_event(
+        &app,
+        &organizer,
+        json!({"name": "Individueel", "game": "klaverjassen", "format": "individual", "rounds": 3,
+               "deals": 1, "duplicate": true, "options": {"bot_delay_ms": 0}}),
+    )
+    .await;
+    let id = event["id"].as_str().unwrap();
+    let answer = post(
+        &app,
+        &format!("/v1/events/{id}/bots"),
+        &organizer,
+        json!({"count": 8, "level": "basic"}),
+    )
+    .await;
+    assert_eq!(answer.body["missing_players"], 0);
+    let started = post(
+        &app,
+        &format!("/v1/events/{id}/start"),
+        &organizer,
+        json!({}),
+    )
+    .await;
+    assert_eq!(started.status, StatusCode::OK, "{}", started.body);
+    assert!(started.body["fairness"]["draw_seed"].is_string());
+    let mut version = started.body["version"].as_i64().unwrap();
+    let mut polls = 0;
+    let event = loop {
+        polls += 1;
+        assert!(polls < 1000, "the evening does not finish");
+        let event = get(
+            &app,
+            &format!("/v1/events/{id}?wait_for_version={version}&timeout_s=5"),
+            &organizer,
+        )
+        .await
+        .body;
+        if event["status"] == "finished" {
+            break event;
+        }
+        version = event["version"].as_i64().unwrap();
+    };
+    // Nobody partners anyone twice in three rounds of eight players.
+    let mut partners = std::collections::HashSet::new();
+    for round in event["schedule"].as_array().unwrap() {
+        for table in round["tables"].as_array().unwrap() {
+            let seat = |i: usize| table["seats"][i]["entry"].as_u64().unwrap();
+            for (x, y) in [(seat(0), seat(2)), (seat(1), seat(3))] {
+                assert!(
+                    partners.insert((x.min(y), x.max(y))),
+                    "{x} and {y} partner twice"
+                );
+            }
+        }
+    }
+    assert_eq!(partners.len(), 12);
+    verify_event(&app, id, &organizer).await;
+}
+
 /// The person's move: deal, choose trump, play; the first legal one.
 fn person_move(view: &Value) -> Option<Value> {
     let moves = moves_but_reports(view);
@@ -313,16 +405,18 @@ async fn a_duplicate_evening_plays_itself_through_with_the_same_boards_at_every_
                 // The other table, and its board, are closed to this player
                 // while the round runs.
                 let (other, _) = &tables[1 - t];
+                // (Rounds 1 and 2 only: the evening cannot finish meanwhile.)
                 for path in ["", "/events", "/deals/1/analysis"] {
-                    let watched = get(&app, &format!("/v1/games/{other}{path}"), player).await;
-                    if watched.status == StatusCode::FORBIDDEN {
-                        assert_eq!(watched.code(), "not_seated");
-                        checked_spectators += 1;
-                    } else {
-                        // The last table of the evening finished meanwhile.
-                        let now = get(&app, &format!("/v1/events/{id}"), &organizer).await;
-                        assert_eq!(now.body["status"], "finished", "{path}: {}", watched.body);
+                    if round == 3 {
+                        break;
                     }
+                    let watched = get(&app, &format!("/v1/games/{other}{path}"), player).await;
+                    assert_eq!(
+                        (watched.status, watched.code()),
+                        (StatusCode::FORBIDDEN, "not_seated"),
+                        "{path}"
+                    );
+                    checked_spectators += 1;
                 }
             }
             finished_deals.push(deals_here);
@@ -410,26 +504,7 @@ async fn a_duplicate_evening_plays_itself_through_with_the_same_boards_at_every_
         }
     }
     // tools/verify_event.py repeats every board from the revealed seeds.
-    let mut saved = json!({"event": get(&app, &format!("/v1/events/{id}"), &organizer).await.body, "tables": {}});
-    for (game, _) in rounds.values().flatten() {
-        saved["tables"][game] = app.view(game, &organizer).await;
-    }
-    let file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(file.path(), saved.to_string()).unwrap();
-    let checked = std::process::Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tools/verify_event.py"
-        ))
-        .arg("--file")
-        .arg(file.path())
-        .output()
-        .unwrap();
-    assert!(
-        checked.status.success(),
-        "{}",
-        String::from_utf8_lossy(&checked.stdout)
-    );
+    verify_event(&app, &id, &organizer).await;
     let missing = get(&app, &format!("/v1/events/{id}/boards/4/1"), &organizer).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 

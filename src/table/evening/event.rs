@@ -13,8 +13,9 @@ use crate::table::fairness::{Boards, FairDeals, ServerSeed};
 
 /// The most pairs an evening takes.
 pub const MAX_PAIRS: usize = 20;
-/// The most players an individual evening takes.
-pub const MAX_PLAYERS: usize = 32;
+/// The most players an individual evening takes (10 tables, as many
+/// players as 20 pairs).
+pub const MAX_PLAYERS: usize = 40;
 
 /// How entries are made (RULES.md section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -655,7 +656,7 @@ mod tests {
         e.add_bots(ORGANIZER, 3, |i| bot(10 + i)).unwrap();
         assert_eq!(e.missing_players(), 0);
         assert_eq!(
-            code(e.add_bots(ORGANIZER, 25, |i| bot(20 + i))),
+            code(e.add_bots(ORGANIZER, 33, |i| bot(20 + i))),
             "event_full"
         );
         let mut d = event(Format::Individual, true);
