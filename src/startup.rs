@@ -186,6 +186,7 @@ impl Application {
         };
         let scheduler = tokio::spawn(jobs::scheduler::run(app.clone()));
         tokio::spawn(jobs::outbox::run(app.clone()));
+        tokio::spawn(jobs::evenings::run(app.clone()));
         tokio::spawn(jobs::cleanup::run(
             app.clone(),
             jobs::cleanup::Policy::new(settings.token_ttl),

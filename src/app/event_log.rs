@@ -61,6 +61,7 @@ pub async fn page(
         Some(_) => return Err(Error::invalid("limit: 1 to 500")),
     };
     let mut conn = app.store.acquire().await?;
+    super::read::may_watch(&mut conn, id, reader).await?;
     let game = load_with_every_record(&mut conn, app, id).await?;
     let rows = events::list(&mut conn, id, after, limit).await?;
     let next_after = rows.last().map_or(after, |r| r.seq);

@@ -33,6 +33,11 @@ pub async fn after_change(tx: &mut Tx, backend: Backend, game: &Game) -> Result<
     }
     if game.status == Status::Finished && store::mark_result(tx, game.id).await? {
         record_results(tx, backend, game).await?;
+        // A table of a club evening: its event has work (the standings
+        // changed; the next round may start), due at once.
+        if let Some(event) = crate::store::club_events::of_game(tx, game.id).await? {
+            crate::store::club_events::make_due(tx, event, 0).await?;
+        }
     }
     Ok(())
 }

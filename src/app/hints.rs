@@ -163,8 +163,12 @@ pub async fn hint(app: &App, caller: Uuid, id: Uuid) -> Result<Hint, Error> {
 ///
 /// # Errors
 /// [`Error::NotFound`] for no such game, a deal not over, one ended by a
-/// revoke punishment, or a Potverteren game.
-pub async fn deal(app: &App, id: Uuid, n: u32) -> Result<DealAnalysis, Error> {
+/// revoke punishment, or a Potverteren game; [`Error::Forbidden`] to a
+/// caller not seated at a table of a running club evening.
+pub async fn deal(app: &App, caller: Uuid, id: Uuid, n: u32) -> Result<DealAnalysis, Error> {
+    let mut conn = app.store.acquire().await?;
+    super::read::may_watch(&mut conn, id, caller).await?;
+    drop(conn);
     let game = load(app, id).await?;
     match off_the_workers(move || deal_analysis(&game, n)).await? {
         Ok(analysis) => Ok(analysis),

@@ -10,6 +10,7 @@ pub mod change;
 pub mod commit;
 pub mod context;
 pub mod error;
+pub mod evenings;
 pub mod event_log;
 pub mod friends;
 pub mod hints;

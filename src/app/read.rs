@@ -19,7 +19,7 @@ use crate::table::Game;
 pub const LONG_POLL_MAX_SECONDS: u64 = 60;
 
 /// How long a long poll waits when the caller does not say, in seconds.
-const LONG_POLL_DEFAULT_SECONDS: u64 = 30;
+pub const LONG_POLL_DEFAULT_SECONDS: u64 = 30;
 
 /// The refusal for a game that does not exist.
 pub fn no_game(id: Uuid) -> Error {
@@ -78,7 +78,11 @@ pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, 
         let mut conn = app.store.acquire().await?;
         let caller = sign_in::check(app, &mut conn, identity).await?;
         let row = row_on(&mut conn, app, id).await?;
-        return Ok((caller, game_to_show(row)?));
+        let game = game_to_show(row)?;
+        if game.seat_of(caller).is_none() {
+            may_watch(&mut conn, id, caller).await?;
+        }
+        return Ok((caller, game));
     };
     let backend = app.store.backend();
     let (mut conn, read) = app
@@ -90,6 +94,9 @@ pub async fn load_as(app: &App, identity: &Identity, id: Uuid) -> Result<(Uuid, 
         return Err(no_game(id));
     };
     let caller = sign_in::accept(app, &mut conn, identity, found).await?;
+    if !row.seats.iter().any(|s| s.player.id == caller) {
+        may_watch(&mut conn, id, caller).await?;
+    }
     // Given back before the game is decoded and its view built.
     drop(conn);
     Ok((caller, game_to_show(row)?))
@@ -163,6 +170,25 @@ pub async fn view(
             }
         }
     }
+}
+
+/// Refuses `caller` a table of a running event it does not sit at: such
+/// tables have no spectators, so no board leaks to another table.
+///
+/// # Errors
+/// [`Error::Forbidden`] `not_seated`; the database's.
+pub async fn may_watch(
+    conn: &mut sqlx::AnyConnection,
+    game: Uuid,
+    caller: Uuid,
+) -> Result<(), Error> {
+    if crate::store::club_events::watching_running_table(conn, game, caller).await? {
+        return Err(Error::Forbidden {
+            code: "not_seated",
+            detail: "a table of a running club evening has no spectators".into(),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

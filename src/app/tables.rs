@@ -119,6 +119,16 @@ impl PageQuery {
         Ok(PageQuery { after, limit })
     }
 
+    /// Where the previous page ended.
+    pub fn after(&self) -> Option<Cursor> {
+        self.after
+    }
+
+    /// Rows per page.
+    pub fn limit(&self) -> i64 {
+        self.limit
+    }
+
     /// Turns the `limit + 1` rows read into a page of at most `limit`.
     fn listing(&self, rows: Vec<GameRow>) -> Result<Listing, Error> {
         let limit = self.limit;

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::answer::respond;
 use super::error::{ApiError, Problem};
+use super::evenings::ClubEvent;
 use super::extract::{AuthPlayer, OptionalJson};
 use super::games::TakeSeat;
 use super::problems::{
@@ -16,7 +17,8 @@ use super::problems::{
 use super::request::{self, IdempotencyKey};
 use super::state::AppState;
 use crate::api::game::{GameSummary, GameView};
-use crate::app::{invites, matchmaking};
+use crate::app::error::Error as AppError;
+use crate::app::{evenings, invites, matchmaking};
 use crate::rules::Seat;
 use crate::table::GameKind;
 
@@ -43,13 +45,21 @@ impl From<invites::Invitation> for Invite {
     }
 }
 
-/// A private table's summary, by its invite code. An unknown, finished or
-/// abandoned table's code is a plain 404; repeated wrong codes from one
-/// client are slowed down (429 `rate_limited`).
+/// A private club evening, by its invite code.
+#[derive(Serialize, ToSchema)]
+pub struct EventInvite {
+    /// The event; enter it with `POST /v1/invites/{code}` or
+    /// `POST /v1/events/{id}/entries`.
+    pub event: ClubEvent,
+}
+
+/// A private table's summary, or a private club evening, by its invite
+/// code. An unknown, finished or abandoned table's code is a plain 404;
+/// repeated wrong codes from one client are slowed down (429 `rate_limited`).
 #[utoipa::path(tag = "friends", security(("bearer" = [])),
     params(("code" = String, Path, description = "The invite code (case and dashes ignored)", example = "K7M9TQ4XRB")),
     responses(
-        (status = 200, description = "The table", body = Invite),
+        (status = 200, description = "The table (`Invite`), or the club evening (`EventInvite`)", body = inline(InviteAnswer)),
         Unauthenticated,
         NoSuchInvite,
         TooManyWrongCodes,
@@ -59,19 +69,39 @@ pub async fn show_invite(
     state: web::Data<AppState>,
     caller: AuthPlayer,
     code: web::Path<String>,
-) -> Result<web::Json<Invite>, ApiError> {
-    Ok(web::Json(
-        invites::show(&state.app, caller.id, &code).await?.into(),
-    ))
+) -> Result<HttpResponse, ApiError> {
+    match invites::show(&state.app, caller.id, &code).await {
+        Ok(invitation) => Ok(HttpResponse::Ok().json(Invite::from(invitation))),
+        Err(AppError::NotFound(detail)) => match evenings::of_invite(&state.app, &code).await? {
+            Some(event) => Ok(HttpResponse::Ok().json(EventInvite {
+                event: ClubEvent::of(&event, caller.id),
+            })),
+            None => Err(ApiError::NotFound(detail)),
+        },
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// What an invite code shows: a table or a club evening.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum InviteAnswer {
+    /// A private table.
+    Table(Invite),
+    /// A private club evening.
+    Event(EventInvite),
 }
 
 /// Takes a seat at a private table by its invite code (as `POST
-/// /v1/games/{id}/seats`). Already seated there: the view, unchanged.
+/// /v1/games/{id}/seats`). Already seated there: the view, unchanged. A
+/// private club evening's code enters the caller in an individual event
+/// (as `POST /v1/events/{id}/entries`, answered with an `EventInvite`); a
+/// pair enters by naming its partner there.
 #[utoipa::path(tag = "friends", security(("bearer" = [])), request_body(content = Option<TakeSeat>),
     params(("code" = String, Path, description = "The invite code (case and dashes ignored)", example = "K7M9TQ4XRB"),
            IdempotencyKey),
     responses(
-        (status = 200, description = "Seated; the caller's view", body = GameView, headers(("ETag" = String))),
+        (status = 200, description = "Seated; the caller's view (a club evening: entered, `EventInvite`)", body = GameView, headers(("ETag" = String))),
         Unauthenticated,
         NoSuchInvite,
         (status = 409, description = "`game_full`, `seat_taken`, `seat_reserved` or `game_started`", body = Problem, content_type = "application/problem+json"),
@@ -88,6 +118,19 @@ pub async fn accept_invite(
     body: OptionalJson<TakeSeat>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.0.unwrap_or_default();
+    if let Some(event) = evenings::of_invite(&state.app, &code).await? {
+        if body.seat.is_some() {
+            return Err(ApiError::validation(
+                "seat: a club evening has no seats to take",
+            ));
+        }
+        // An individual entry; a pair names its partner at
+        // `POST /v1/events/{id}/entries`, which says so.
+        let event = evenings::enter(&state.app, caller.id, event.id, None).await?;
+        return Ok(HttpResponse::Ok().json(EventInvite {
+            event: ClubEvent::of(&event, caller.id),
+        }));
+    }
     let keyed = request::keyed(&req, &body);
     let if_match = request::if_match(&req);
     let answer = invites::accept(&state.app, caller.id, &code, keyed, if_match, body.seat).await?;

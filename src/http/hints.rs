@@ -177,9 +177,11 @@ impl From<hints::DealAnalysis> for DealAnalysis {
 #[get("/games/{id}/deals/{n}/analysis")]
 pub async fn get_deal_analysis(
     state: web::Data<AppState>,
-    _caller: AuthPlayer,
+    caller: AuthPlayer,
     path: web::Path<(Uuid, u32)>,
 ) -> Result<web::Json<DealAnalysis>, ApiError> {
     let (id, n) = path.into_inner();
-    Ok(web::Json(hints::deal(&state.app, id, n).await?.into()))
+    Ok(web::Json(
+        hints::deal(&state.app, caller.id, id, n).await?.into(),
+    ))
 }

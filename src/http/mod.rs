@@ -5,6 +5,7 @@
 pub mod answer;
 pub mod bots;
 pub mod error;
+pub mod evenings;
 pub mod events;
 pub mod extract;
 pub mod fallback;

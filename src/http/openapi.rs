@@ -32,6 +32,7 @@ use super::routes::routes;
         (name = "health", description = "Probes"),
         (name = "friends", description = "Private tables and invite codes, quick match and rematch"),
         (name = "notifications", description = "Web Push and webhook subscriptions: told of a turn while the app is closed"),
+        (name = "events", description = "Club evenings: pairs and individual competitions, duplicate boards, standings"),
     ),
 )]
 pub struct ApiDoc;

@@ -4,7 +4,7 @@ use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{
-    bots, events, friends, games, health, hints, players, profiles, stream, subscriptions,
+    bots, evenings, events, friends, games, health, hints, players, profiles, stream, subscriptions,
 };
 
 /// Every route, listed once: `$config` is either utoipa-actix-web's service
@@ -50,7 +50,20 @@ macro_rules! register_routes {
                     .service(subscriptions::subscribe)
                     .service(subscriptions::subscriptions)
                     .service(subscriptions::unsubscribe)
-                    .service(subscriptions::vapid_public_key),
+                    .service(subscriptions::vapid_public_key)
+                    .service(evenings::create_event)
+                    .service(evenings::list_events)
+                    .service(evenings::get_event)
+                    .service(evenings::event_stream)
+                    .service(evenings::enter)
+                    .service(evenings::withdraw)
+                    .service(evenings::remove_entry)
+                    .service(evenings::add_bots)
+                    .service(evenings::start)
+                    .service(evenings::cancel)
+                    .service(evenings::send_seed)
+                    .service(evenings::standings)
+                    .service(evenings::board),
             )
     };
 }

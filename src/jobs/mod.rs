@@ -5,5 +5,6 @@
 //! use the application's use cases, never HTTP.
 
 pub mod cleanup;
+pub mod evenings;
 pub mod outbox;
 pub mod scheduler;

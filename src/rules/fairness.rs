@@ -35,6 +35,8 @@ pub enum Purpose {
     Deck = 1,
     /// A seat drawn by lot (the Potverteren pothouder).
     Lot = 2,
+    /// A club evening's draw of partners and tables (docs/events.md).
+    Draw = 3,
 }
 
 /// SHA-256 of `bytes`.

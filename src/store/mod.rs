@@ -8,6 +8,7 @@
 //! connection handed out broken is retried as [`retry`] says.
 
 pub mod cleanup;
+pub mod club_events;
 pub mod connect;
 pub mod error;
 pub mod events;

@@ -31,6 +31,25 @@ impl fmt::Debug for ServerSeed {
     }
 }
 
+impl ServerSeed {
+    /// A seed drawn from `rng` (the service passes the operating system's CSPRNG).
+    pub fn random<R: Rng + ?Sized>(rng: &mut R) -> ServerSeed {
+        let mut seed = [0; 32];
+        rng.fill_bytes(&mut seed);
+        ServerSeed(seed)
+    }
+
+    /// The seed `seed`.
+    pub fn from_secret(seed: Seed) -> ServerSeed {
+        ServerSeed(seed)
+    }
+
+    /// The secret itself, for a draw from it.
+    pub fn secret(&self) -> &Seed {
+        &self.0
+    }
+}
+
 impl Serialize for ServerSeed {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&to_hex(&self.0))
@@ -70,6 +89,19 @@ struct Chain {
     commitment: String,
 }
 
+/// Where the decks of a duplicate club evening's table come from: deal `d`
+/// of the table is board `first_board + d - 1` of the event, drawn with the
+/// event's id and the entries' event seeds (docs/events.md, "Fair boards").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Boards {
+    /// The event.
+    pub event_id: Uuid,
+    /// The event's board that is this table's deal 1.
+    pub first_board: u32,
+    /// The entries' event seeds, in entry order.
+    pub seeds: Vec<Option<SeatSeed>>,
+}
+
 /// The fair-deal state of a table; stored with the game, never shown as is.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FairDeals {
@@ -84,6 +116,10 @@ pub struct FairDeals {
     /// The seat seeds mixed into each deal begun, deal 1 first.
     #[serde(default)]
     begun: Vec<Vec<Option<SeatSeed>>>,
+    /// A table of a duplicate club evening: its decks are the event's
+    /// boards, the same at every table of the round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    boards: Option<Boards>,
     /// Whether the state changed since it was read (a new one has): one
     /// that has not need not be written again ([`FairDeals::changed`]).
     #[serde(skip)]
@@ -100,15 +136,17 @@ impl PartialEq for FairDeals {
             chains,
             seat_seeds,
             begun,
+            boards,
             changed: _,
         } = self;
-        (chain_length, renews, chains, seat_seeds, begun)
+        (chain_length, renews, chains, seat_seeds, begun, boards)
             == (
                 &other.chain_length,
                 &other.renews,
                 &other.chains,
                 &other.seat_seeds,
                 &other.begun,
+                &other.boards,
             )
     }
 }
@@ -164,10 +202,28 @@ impl FairDeals {
             chains: Vec::new(),
             seat_seeds: vec![None; usize::from(seats)],
             begun: Vec::new(),
+            boards: None,
             changed: true,
         };
         fair.add_chain(rng);
         fair
+    }
+
+    /// The state of a Klaverjassen table of a duplicate club evening whose
+    /// `deals` deals are the event's boards from `boards.first_board` on:
+    /// one chain whose last link `top` is the event's link of the table's
+    /// last board, so that deal `d` uses the event's link of its board.
+    pub fn for_boards(top: ServerSeed, deals: u32, boards: Boards) -> FairDeals {
+        let commitment = to_hex(&hash_steps(&top.0, deals));
+        FairDeals {
+            chain_length: deals.max(1),
+            renews: false,
+            chains: vec![Chain { top, commitment }],
+            seat_seeds: vec![None; 4],
+            begun: Vec::new(),
+            boards: Some(boards),
+            changed: true,
+        }
     }
 
     fn add_chain<R: Rng + ?Sized>(&mut self, rng: &mut R) {
@@ -287,7 +343,11 @@ impl Draws<'_> {
     fn with_inputs<T>(&mut self, deal: u32, draw: impl FnOnce(DealInputs<'_>) -> T) -> T {
         let index = (deal.max(1) - 1) as usize;
         if self.fair.begun.len() <= index {
-            let in_force = self.fair.seat_seeds.clone();
+            // A board mixes in the entries' event seeds, never the table's.
+            let in_force = match &self.fair.boards {
+                Some(boards) => boards.seeds.clone(),
+                None => self.fair.seat_seeds.clone(),
+            };
             self.fair.begun.resize(index + 1, in_force);
             self.fair.changed = true;
         }
@@ -295,9 +355,17 @@ impl Draws<'_> {
             .fair
             .server_seed(deal)
             .expect("the chains are committed ahead of every deal");
+        let (game_id, deal) = match &self.fair.boards {
+            Some(boards) => (boards.event_id, boards.first_board + deal - 1),
+            None => (self.game_id, deal),
+        };
+        let deal = match &self.fair.boards {
+            Some(_) => deal.max(1),
+            None => deal,
+        };
         draw(DealInputs {
             server_seed: &server_seed,
-            game_id: *self.game_id.as_bytes(),
+            game_id: *game_id.as_bytes(),
             deal,
             seat_seeds: &self.fair.begun[index],
         })

@@ -5,6 +5,7 @@
 //! layer loads a [`Game`], applies one change here, and stores it again.
 
 pub mod automation;
+pub mod evening;
 pub mod events;
 pub mod fairness;
 pub mod friends;

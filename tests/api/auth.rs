@@ -468,12 +468,19 @@ pub(crate) fn every_authenticated_request(
                         ("POST", "/v1/players/me/subscriptions") => {
                             json!({"kind": "webhook", "url": "https://hooks.example/k"})
                         }
+                        ("POST", "/v1/events") => json!({"name": "Avond", "game": "klaverjassen", "format": "pairs", "rounds": 1}),
+                        ("POST", "/v1/events/{id}/entries") => json!({}),
+                        ("POST", "/v1/events/{id}/bots") => json!({"count": 1, "level": "basic"}),
+                        ("POST", "/v1/events/{id}/seeds") => json!({"value": "ab"}),
                         other => panic!("no sample body for {other:?}: add one"),
                     });
             let path = path
                 .replace("{id}", game)
                 .replace("{seat}", "1")
                 .replace("{n}", "1")
+                .replace("{entry}", game)
+                .replace("{round}", "1")
+                .replace("{deal}", "1")
                 .replace("{code}", "ABCDEFGHJK");
             requests.push((method, path, body));
         }

@@ -7,6 +7,7 @@ mod auth;
 mod available;
 mod bots;
 mod concurrency;
+mod evenings;
 mod failover;
 mod fairness;
 mod first_hour;
