@@ -11,6 +11,7 @@ use uuid::Uuid;
 use super::context::App;
 use super::error::Error;
 use super::new_table::store_new_table;
+use super::notifications;
 use super::read::{LONG_POLL_DEFAULT_SECONDS, LONG_POLL_MAX_SECONDS};
 use super::tables::PageQuery;
 use crate::notify::Wake;
@@ -415,7 +416,24 @@ async fn start_round(app: &App, tx: &mut Tx, event: &mut Event) -> Result<Vec<Op
     event.round = round;
     event.tables.push(games);
     event.version += 1;
+    tell(tx, event, notifications::ROUND_STARTED, now).await?;
     Ok(due)
+}
+
+/// Tells every person entered in `event` of `kind` (a round started, the
+/// evening finished), in the transaction that made it so.
+async fn tell(tx: &mut Tx, event: &Event, kind: &str, at: i64) -> Result<(), Error> {
+    let persons = event
+        .entries
+        .iter()
+        .flat_map(|entry| &entry.players)
+        .filter(|member| member.bot.is_none())
+        .map(|member| member.id);
+    notifications::write(
+        tx,
+        &notifications::of_event(kind, event.id, event.version, persons, at),
+    )
+    .await
 }
 
 /// The work due on one event, done once under its lock: when every table
@@ -448,6 +466,7 @@ pub async fn advance(app: &App) -> Result<bool, Error> {
             if event.round == event.settings.rounds {
                 event.status = EventStatus::Finished;
                 event.version += 1;
+                tell(&mut tx, &event, notifications::EVENT_FINISHED, app.now()).await?;
             } else {
                 due = start_round(app, &mut tx, &mut event).await?;
             }

@@ -36,6 +36,10 @@ pub const CLOCK_LOW: &str = "clock_low";
 pub const GAME_STARTED: &str = "game_started";
 /// The match is over.
 pub const GAME_FINISHED: &str = "game_finished";
+/// A round of a club evening started: the player's table is ready.
+pub const ROUND_STARTED: &str = "round_started";
+/// A club evening is over: its standings are final.
+pub const EVENT_FINISHED: &str = "event_finished";
 
 /// How notifications are sent, for the use cases and the delivery job.
 pub struct Notifications {
@@ -224,6 +228,39 @@ pub fn caused(
         }
     }
     caused
+}
+
+/// The notifications of a club evening's `kind` ([`ROUND_STARTED`],
+/// [`EVENT_FINISHED`]) at `at` for the persons among `players` (computer
+/// players are told nothing), each first tried at once: `{id, type, at,
+/// event_id, version}`, about the event, not a game.
+pub fn of_event(
+    kind: &str,
+    event: Uuid,
+    version: i64,
+    persons: impl IntoIterator<Item = Uuid>,
+    at: i64,
+) -> Vec<(Notification, i64)> {
+    persons
+        .into_iter()
+        .map(|player| {
+            let id = Uuid::new_v4();
+            let payload = serde_json::json!({
+                "id": id, "type": kind, "at": time(at), "event_id": event, "version": version,
+            });
+            let notification = Notification {
+                id,
+                player,
+                game: None,
+                kind: kind.to_owned(),
+                version: Some(version),
+                payload: payload.to_string(),
+                created_at: at,
+                expires_at: at + DAY_MICROS,
+            };
+            (notification, at)
+        })
+        .collect()
 }
 
 /// Unix microseconds as the API writes a time (RFC 3339, UTC).

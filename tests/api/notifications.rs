@@ -27,6 +27,8 @@ on_both_databases!(
     a_failed_delivery_is_tried_again_with_the_same_id_and_a_410_unsubscribes,
     subscriptions_are_listed_without_secrets_deleted_and_at_most_ten,
     urls_a_delivery_may_not_reach_are_refused_at_registration,
+    a_club_evening_tells_its_players_of_each_round_and_of_its_end,
+    the_seated_are_told_the_game_started_and_finished_but_not_who_caused_it,
 );
 
 /// One request the receiver got.
@@ -709,4 +711,211 @@ async fn urls_a_delivery_may_not_reach_are_refused_at_registration(db: Db) {
         )
         .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+}
+
+/// Anne's move at the table she sits at now, if it waits for her.
+fn anne_to_move(view: &Value) -> Option<Value> {
+    let you = &view["you"];
+    let awaited = view["awaiting"]["seats"]
+        .as_array()
+        .is_some_and(|seats| seats.contains(you));
+    awaited.then(|| first_move(view))
+}
+
+async fn a_club_evening_tells_its_players_of_each_round_and_of_its_end(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let receiver = Receiver::start().await;
+    let organizer = app.player("Organizer").await;
+    let anne = app.player("Anne").await;
+    let secret = webhook(&app, &anne, &receiver).await;
+    webhook(&app, &organizer, &receiver).await;
+    let created = app
+        .send(
+            Method::POST,
+            "/v1/events",
+            Some(&organizer.token),
+            Some(
+                json!({"name": "Avond", "game": "klaverjassen", "format": "individual",
+                        "rounds": 2, "deals": 1, "options": {"bot_delay_ms": 0}}),
+            ),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let id = created.body["id"].as_str().unwrap().to_owned();
+    let path = |rest: &str| format!("/v1/events/{id}{rest}");
+    let entered = app
+        .send(
+            Method::POST,
+            &path("/entries"),
+            Some(&anne.token),
+            Some(json!({})),
+        )
+        .await;
+    assert!(entered.status.is_success(), "{}", entered.body);
+    let bots = json!({"count": 3, "level": "basic"});
+    let added = app
+        .send(
+            Method::POST,
+            &path("/bots"),
+            Some(&organizer.token),
+            Some(bots),
+        )
+        .await;
+    assert!(added.status.is_success(), "{}", added.body);
+    let started = app
+        .send(
+            Method::POST,
+            &path("/start"),
+            Some(&organizer.token),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(started.status, StatusCode::OK, "{}", started.body);
+    // Anne plays her seat at each round's table until the evening is over.
+    let mut moves = 0;
+    loop {
+        let event = app
+            .send(Method::GET, &path(""), Some(&anne.token), None)
+            .await
+            .body;
+        if event["status"] == "finished" {
+            break;
+        }
+        let mine = app
+            .send(Method::GET, "/v1/players/me/games", Some(&anne.token), None)
+            .await
+            .body;
+        let playing = mine["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|game| game["status"] == "playing")
+            .map(|game| game["id"].as_str().unwrap().to_owned());
+        let Some(game) = playing else {
+            let version = event["version"].as_i64().unwrap();
+            app.send(
+                Method::GET,
+                &path(&format!("?wait_for_version={version}&timeout_s=2")),
+                Some(&anne.token),
+                None,
+            )
+            .await;
+            continue;
+        };
+        let view = app.view(&game, &anne).await;
+        match anne_to_move(&view) {
+            Some(mv) => {
+                let answer = app.play(&game, &anne, mv).await;
+                assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+                moves += 1;
+                assert!(moves < 200, "the evening does not end");
+            }
+            None => {
+                let version = view["version"].as_i64().unwrap();
+                app.view_after(&game, &anne, version).await;
+            }
+        }
+    }
+    let wanted = |all: &[Received]| {
+        all.iter()
+            .filter(|r| r.json()["type"] == "event_finished")
+            .count()
+            == 1
+    };
+    let mut all = receiver.received();
+    while !wanted(&all) {
+        all = receiver.more_than(all.len()).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let of_event: Vec<Received> = receiver
+        .received()
+        .into_iter()
+        .filter(|r| r.json()["event_id"].is_string())
+        .collect();
+    let mut kinds: Vec<String> = of_event
+        .iter()
+        .map(|r| r.json()["type"].as_str().unwrap().to_owned())
+        .collect();
+    kinds.sort();
+    // Anne is told of both rounds and of the end, once each; the
+    // organizer, who does not play, is told nothing of the evening.
+    assert_eq!(
+        kinds,
+        ["event_finished", "round_started", "round_started"],
+        "{of_event:?}"
+    );
+    for received in &of_event {
+        verify_webhook(&secret, received);
+        let payload = received.json();
+        assert_only_public_fields(&payload);
+        assert_eq!(payload["event_id"], id.as_str(), "{payload}");
+        assert_eq!(payload.get("game_id"), None, "{payload}");
+    }
+}
+
+async fn the_seated_are_told_the_game_started_and_finished_but_not_who_caused_it(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let receiver = Receiver::start().await;
+    let names = ["anne", "bob", "carl", "dirk"];
+    let mut players = Vec::new();
+    for name in names {
+        let player = app.player(name).await;
+        // Each player's webhook at a path of its own: the path tells who
+        // was told.
+        let url = format!("{}/{name}", receiver.base);
+        let answer = app
+            .send(
+                Method::POST,
+                "/v1/players/me/subscriptions",
+                Some(&player.token),
+                Some(json!({"kind": "webhook", "url": url})),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+        players.push(player);
+    }
+    let id = app
+        .table(&players[0], "klaverjassen", json!({"deals": 1}))
+        .await;
+    // Dirk takes the last seat.
+    app.seat_the_rest(&id, &players).await;
+    let mut view = app.view(&id, &players[0]).await;
+    let mut last_mover = 0;
+    while view["status"] == "playing" {
+        let seat = view["awaiting"]["seats"][0].as_u64().unwrap() as usize;
+        let own = app.view(&id, &players[seat]).await;
+        let answer = app.play(&id, &players[seat], first_move(&own)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        last_mover = seat;
+        view = answer.body;
+    }
+    let told = |all: &[Received], kind: &str| -> BTreeSet<String> {
+        all.iter()
+            .filter(|r| r.json()["type"] == kind)
+            .map(|r| {
+                let payload = r.json();
+                assert_only_public_fields(&payload);
+                assert_eq!(payload["game_id"], id.as_str());
+                r.path.trim_start_matches('/').to_owned()
+            })
+            .collect()
+    };
+    let mut all = receiver.received();
+    while told(&all, "game_finished").len() < 3 {
+        all = receiver.more_than(all.len()).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let all = receiver.received();
+    let others = |actor: usize| -> BTreeSet<String> {
+        names
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != actor)
+            .map(|(_, name)| (*name).to_owned())
+            .collect()
+    };
+    assert_eq!(told(&all, "game_started"), others(3));
+    assert_eq!(told(&all, "game_finished"), others(last_mover));
+    let count = |kind: &str| all.iter().filter(|r| r.json()["type"] == kind).count();
+    assert_eq!((count("game_started"), count("game_finished")), (3, 3));
 }
