@@ -17,14 +17,16 @@ use crate::table::GameKind;
 /// The longest player name, in characters.
 pub const NAME_MAX: usize = 40;
 
-/// `name` trimmed, when it is a name others may see: 1 to [`NAME_MAX`]
-/// characters, not blank, no control characters (sign-up and renaming).
+/// `name` trimmed, when it is a name others may see: at most
+/// [`NAME_MAX`] characters as sent (as the OpenAPI document's `maxLength`
+/// says), not blank, no control characters (sign-up and renaming).
 ///
 /// # Errors
 /// [`Error::Invalid`] otherwise.
 pub fn valid_name(name: &str) -> Result<&str, Error> {
+    let sent = name.chars().count();
     let name = name.trim();
-    if name.is_empty() || name.chars().count() > NAME_MAX || name.chars().any(char::is_control) {
+    if name.is_empty() || sent > NAME_MAX || name.chars().any(char::is_control) {
         return Err(Error::invalid(format!(
             "name: 1 to {NAME_MAX} characters, not blank, no control characters"
         )));
@@ -217,4 +219,22 @@ pub async fn rename(app: &App, caller: Uuid, name: &str) -> Result<Profile, Erro
     let profile = profile_on(&mut tx, caller).await?;
     tx.commit().await?;
     Ok(profile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The length is the name's as sent, before trimming: the document's
+    /// `maxLength` holds for what a client sends.
+    #[test]
+    fn a_name_is_at_most_forty_characters_as_sent_and_kept_trimmed() {
+        let forty = "a".repeat(NAME_MAX);
+        assert_eq!(valid_name(&forty).unwrap(), forty);
+        assert_eq!(valid_name(" Anne ").unwrap(), "Anne");
+        assert!(valid_name(&format!("\u{a0}{forty}")).is_err());
+        assert!(valid_name(&format!("{}\u{a0}", "a".repeat(NAME_MAX - 1))).is_ok());
+        assert!(valid_name(" \u{a0} ").is_err());
+        assert!(valid_name("An\nne").is_err());
+    }
 }
