@@ -42,6 +42,19 @@ fn end_to_end_checks() -> Vec<String> {
         .collect()
 }
 
+/// A script's text followed by the text of the helpers it sources
+/// (`source tests/support/...`), where a shared build may live.
+fn with_sourced(script: &str) -> String {
+    let sourced: Vec<String> = lines(script)
+        .filter_map(|line| line.strip_prefix("source "))
+        .map(|path| read(path.trim()))
+        .collect();
+    std::iter::once(script.to_owned())
+        .chain(sourced)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn the_image_is_built_exactly_as_ci_builds() {
     let dockerfile = read("deploy/Dockerfile");
@@ -56,7 +69,7 @@ fn the_image_is_built_exactly_as_ci_builds() {
         "end-to-end checks read from .ci/run: {checks:?}"
     );
     for check in checks {
-        let script = read(&format!("tests/{check}/run.sh"));
+        let script = with_sourced(&read(&format!("tests/{check}/run.sh")));
         let builds: Vec<&str> = lines(&script)
             .filter(|line| line.contains("cargo build"))
             .collect();
