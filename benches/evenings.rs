@@ -86,6 +86,7 @@ async fn start_server(dir: &std::path::Path) -> Server {
         rate_limits: RateLimits::off(),
         bot_move: Duration::ZERO,
         bot_trump: Duration::ZERO,
+        cpu_scheduling: kaarttafel::config::CpuScheduling::Normal,
         notifications: Default::default(),
     };
     let app = Application::build(&settings).await.expect("app starts");

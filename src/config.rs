@@ -107,6 +107,24 @@ pub struct Settings {
     /// player values every suit and the pass there, which takes longer
     /// than a card (docs/bots.md, "Pacing"). 0: as soon as decided.
     pub bot_trump: Duration,
+    /// How the kernel schedules the service's threads (`CPU_SCHEDULING`,
+    /// `batch` by default on Linux, or `normal`).
+    pub cpu_scheduling: CpuScheduling,
+}
+
+/// How the kernel schedules the service's threads (Linux; elsewhere the
+/// system's default is kept).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuScheduling {
+    /// `SCHED_BATCH`: a thread of the service that a database answer or a
+    /// request wakes waits for the running task's turn to end rather than
+    /// interrupting it. Where Postgres shares the machine, its backend then
+    /// finishes its answer and goes back to waiting before the service
+    /// reads it, instead of being interrupted mid-answer (docs/performance.md).
+    Batch,
+    /// The kernel's default (`SCHED_OTHER`): a woken thread may interrupt
+    /// the one running, for the lowest latency beside other busy programs.
+    Normal,
 }
 
 /// A rate limit: `requests` per `per`, refilled evenly (GCRA), the whole
@@ -470,6 +488,16 @@ impl Settings {
             }
         };
         let notifications = notifications::read(&get)?;
+        let cpu_scheduling = match get("CPU_SCHEDULING").as_deref().map(str::trim) {
+            None | Some("batch") => CpuScheduling::Batch,
+            Some("normal") => CpuScheduling::Normal,
+            Some(v) => {
+                return Err(invalid(
+                    "CPU_SCHEDULING",
+                    format!("`{v}` is neither `batch` nor `normal`"),
+                ));
+            }
+        };
         Ok(Settings {
             host,
             port,
@@ -490,6 +518,7 @@ impl Settings {
             bot_move,
             notifications,
             bot_trump,
+            cpu_scheduling,
         })
     }
 }
@@ -571,6 +600,19 @@ mod tests {
             let error = settings(&[("WORKERS", bad)]).unwrap_err();
             assert_eq!(error.variable, "WORKERS");
         }
+    }
+
+    #[test]
+    fn threads_are_scheduled_as_batch_unless_set_to_normal() {
+        assert_eq!(settings(&[]).unwrap().cpu_scheduling, CpuScheduling::Batch);
+        assert_eq!(
+            settings(&[("CPU_SCHEDULING", "normal")])
+                .unwrap()
+                .cpu_scheduling,
+            CpuScheduling::Normal
+        );
+        let error = settings(&[("CPU_SCHEDULING", "fifo")]).unwrap_err();
+        assert_eq!(error.variable, "CPU_SCHEDULING");
     }
 
     #[test]

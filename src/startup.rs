@@ -50,6 +50,31 @@ pub enum StartError {
     Notifications(#[from] crate::app::error::Error),
 }
 
+/// Schedules the calling thread, and every thread it starts later, as
+/// `policy` says. Called first in `main`, before the runtime's threads
+/// exist, so that they all inherit it. Outside Linux the system's default
+/// is kept.
+pub fn schedule_threads(policy: crate::config::CpuScheduling) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use crate::config::CpuScheduling;
+        let policy = match policy {
+            CpuScheduling::Batch => libc::SCHED_BATCH,
+            CpuScheduling::Normal => libc::SCHED_OTHER,
+        };
+        // Both policies take priority 0 and keep the thread's nice value.
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `param` is a valid `sched_param` that outlives the call,
+        // and pid 0 names the calling thread.
+        if unsafe { libc::sched_setscheduler(0, policy, &param) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = policy;
+    Ok(())
+}
+
 /// A bound, not yet running server.
 pub struct Application {
     port: u16,

@@ -25,4 +25,5 @@ mod outage;
 mod play_page;
 mod potverteren;
 mod readme;
+mod scheduling;
 mod storage;

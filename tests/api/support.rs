@@ -287,6 +287,9 @@ pub fn settings(database: Database) -> Settings {
             ..Default::default()
         },
         bot_trump: Duration::ZERO,
+        // Applied by the binary's `main` to the whole process, not by an
+        // app started in a test (tests/api/scheduling.rs).
+        cpu_scheduling: kaarttafel::config::CpuScheduling::Normal,
     }
 }
 
