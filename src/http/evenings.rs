@@ -12,7 +12,9 @@ use uuid::Uuid;
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson};
 use super::page::Page;
-use super::problems::Unauthenticated;
+use super::problems::{
+    BadLongPoll, BadPage, EventStarted, NoSuchEvent, NotOrganizer, Unauthenticated,
+};
 use super::state::AppState;
 use crate::app::answer::{etag, etag_listed};
 use crate::app::evenings::{self, NewEvent};
@@ -349,7 +351,7 @@ pub struct ListQuery {
     responses(
         (status = 200, description = "A page of open events", body = Page<ClubEvent>),
         Unauthenticated,
-        (status = 422, description = "Bad cursor or limit", body = Problem, content_type = "application/problem+json"),
+        BadPage,
     ))]
 #[get("/events")]
 pub async fn list_events(
@@ -389,8 +391,8 @@ pub struct EventQuery {
         (status = 200, description = "The event", body = ClubEvent, headers(("ETag" = String))),
         (status = 304, description = "Not modified since the ETag in If-None-Match"),
         Unauthenticated,
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Bad wait_for_version or timeout_s", body = Problem, content_type = "application/problem+json"),
+        NoSuchEvent,
+        BadLongPoll,
     ))]
 #[get("/events/{id}")]
 pub async fn get_event(
@@ -430,7 +432,7 @@ pub struct NewEntry {
     responses(
         (status = 200, description = "Entered; the event", body = ClubEvent),
         Unauthenticated,
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
+        NoSuchEvent,
         (status = 409, description = "`event_started`, `already_entered` or `event_full`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A pairs entry without a partner, an individual one with one, or an unknown partner", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -453,7 +455,7 @@ pub async fn enter(
         (status = 200, description = "Withdrawn; the event", body = ClubEvent),
         Unauthenticated,
         (status = 404, description = "`not_found`: no such event, or the caller has not entered", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`event_started`", body = Problem, content_type = "application/problem+json"),
+        EventStarted,
     ))]
 #[delete("/events/{id}/entries/me")]
 pub async fn withdraw(
@@ -471,9 +473,9 @@ pub async fn withdraw(
     responses(
         (status = 200, description = "Removed; the event", body = ClubEvent),
         Unauthenticated,
-        (status = 403, description = "`forbidden`: not the organizer", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`event_started`", body = Problem, content_type = "application/problem+json"),
+        NotOrganizer,
+        NoSuchEvent,
+        EventStarted,
     ))]
 #[delete("/events/{id}/entries/{entry}")]
 pub async fn remove_entry(
@@ -505,8 +507,8 @@ pub struct NewBots {
     responses(
         (status = 200, description = "Added; the event", body = ClubEvent),
         Unauthenticated,
-        (status = 403, description = "`forbidden`: not the organizer", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
+        NotOrganizer,
+        NoSuchEvent,
         (status = 409, description = "`event_started` or `event_full`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`count` 0 or an unknown level", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -528,8 +530,8 @@ pub async fn add_bots(
     responses(
         (status = 200, description = "Started; the event", body = ClubEvent),
         Unauthenticated,
-        (status = 403, description = "`forbidden`: not the organizer", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
+        NotOrganizer,
+        NoSuchEvent,
         (status = 409, description = "`entries_incomplete` (the detail says how many players are missing) or `event_started`", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/events/{id}/start")]
@@ -548,8 +550,8 @@ pub async fn start(
     responses(
         (status = 200, description = "Cancelled; the event", body = ClubEvent),
         Unauthenticated,
-        (status = 403, description = "`forbidden`: not the organizer", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
+        NotOrganizer,
+        NoSuchEvent,
         (status = 409, description = "`event_over`: finished or cancelled already", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/events/{id}/cancel")]
@@ -578,8 +580,8 @@ pub struct EventSeed {
         (status = 200, description = "Sent; the event", body = ClubEvent),
         Unauthenticated,
         (status = 403, description = "`forbidden`: the caller has not entered", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`event_started`", body = Problem, content_type = "application/problem+json"),
+        NoSuchEvent,
+        EventStarted,
         (status = 422, description = "Not 1 to 64 hex characters", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/events/{id}/seeds")]
@@ -713,7 +715,7 @@ fn standings_csv(event: &Event, lines: &[ClubStanding]) -> Result<Vec<u8>, ApiEr
             (String = "text/csv"),
         ), headers(("ETag" = String))),
         Unauthenticated,
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
+        NoSuchEvent,
     ))]
 #[get("/events/{id}/standings")]
 pub async fn standings(
@@ -818,7 +820,7 @@ pub async fn board(
         (status = 200, description = "`text/event-stream`: `id: <version>`, `event: event`, `data: <GET /v1/events/{id}>`; then `event: standings`, `data: <GET /v1/events/{id}/standings>`; `: keep-alive` comments; `event: shutdown` when the server stops",
             content_type = "text/event-stream", body = String),
         Unauthenticated,
-        (status = 404, description = "`not_found`", body = Problem, content_type = "application/problem+json"),
+        NoSuchEvent,
     ))]
 #[get("/events/{id}/stream")]
 pub async fn event_stream(

@@ -10,7 +10,7 @@ use super::answer::respond;
 use super::error::{ApiError, Problem};
 use super::extract::{AuthPlayer, OptionalJson, SignedToken};
 use super::page::Page;
-use super::problems::{IfMatchFailed, KeyRefused, NoSuchGame, Unauthenticated};
+use super::problems::{BadLongPoll, IfMatchFailed, KeyRefused, NoSuchGame, Unauthenticated};
 use super::request::{self, IdempotencyKey, IfMatch};
 use super::state::AppState;
 use crate::api::game::{GameSummary, GameView};
@@ -242,7 +242,7 @@ pub struct GameQuery {
         (status = 304, description = "Not modified since the ETag in If-None-Match"),
         Unauthenticated,
         NoSuchGame,
-        (status = 422, description = "Bad wait_for_version or timeout_s", body = Problem, content_type = "application/problem+json"),
+        BadLongPoll,
     ))]
 #[get("/games/{id}")]
 pub async fn get_game(

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::error::{ApiError, Problem};
 use super::extract::AuthPlayer;
 use super::page::Page;
-use super::problems::Unauthenticated;
+use super::problems::{BadPage, Unauthenticated};
 use super::state::AppState;
 use crate::api::game::GameSummary;
 use crate::app::players::{self, Issued};
@@ -172,7 +172,7 @@ pub struct MyGamesQuery {
 #[utoipa::path(tag = "players", security(("bearer" = [])), params(MyGamesQuery), responses(
     (status = 200, description = "A page of games", body = Page<GameSummary>),
     Unauthenticated,
-    (status = 422, description = "Bad cursor or limit", body = Problem, content_type = "application/problem+json"),
+    BadPage,
 ))]
 #[get("/players/me/games")]
 pub async fn my_games(

@@ -32,6 +32,31 @@ problem! {
 }
 
 problem! {
+    /// 404 for an event id that names no club evening.
+    NoSuchEvent, 404, "`not_found`"
+}
+
+problem! {
+    /// 403 to a caller who is not the club evening's organizer.
+    NotOrganizer, 403, "`forbidden`: not the organizer"
+}
+
+problem! {
+    /// 409: the club evening has started, and its entries are fixed.
+    EventStarted, 409, "`event_started`"
+}
+
+problem! {
+    /// 422 for a page's `cursor` or `limit` that is none.
+    BadPage, 422, "Bad cursor or limit"
+}
+
+problem! {
+    /// 422 for a long poll's `wait_for_version` or `timeout_s` out of range.
+    BadLongPoll, 422, "Bad wait_for_version or timeout_s"
+}
+
+problem! {
     /// 404 for an invite code that names no live table.
     NoSuchInvite, 404, "`not_found`: no live table with this code"
 }

@@ -29,6 +29,11 @@ async fn get(app: &TestApp, path: &str, player: &Player) -> crate::support::Answ
     app.send(Method::GET, path, Some(&player.token), None).await
 }
 
+async fn delete(app: &TestApp, path: &str, player: &Player) -> crate::support::Answer {
+    app.send(Method::DELETE, path, Some(&player.token), None)
+        .await
+}
+
 async fn new_event(app: &TestApp, organizer: &Player, body: Value) -> Value {
     let answer = post(app, "/v1/events", organizer, body).await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
@@ -55,6 +60,27 @@ async fn enter(
     .await
 }
 
+/// The organizer fills `count` places of event `id` with computer players.
+async fn add_bots(
+    app: &TestApp,
+    id: &str,
+    organizer: &Player,
+    count: u32,
+) -> crate::support::Answer {
+    post(
+        app,
+        &format!("/v1/events/{id}/bots"),
+        organizer,
+        json!({"count": count, "level": "basic"}),
+    )
+    .await
+}
+
+/// The organizer starts event `id`.
+async fn start(app: &TestApp, id: &str, organizer: &Player) -> crate::support::Answer {
+    post(app, &format!("/v1/events/{id}/start"), organizer, json!({})).await
+}
+
 async fn a_pairs_entry_needs_its_partner_and_the_start_a_full_field(db: Db) {
     let app = TestApp::spawn(db).await;
     let organizer = app.player("Organizer").await;
@@ -75,13 +101,7 @@ async fn a_pairs_entry_needs_its_partner_and_the_start_a_full_field(db: Db) {
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     assert_eq!(answer.body["entries"][0]["complete"], false);
     assert_eq!(answer.body["entries"][0]["partner"], bert.id.as_str());
-    let refused = post(
-        &app,
-        &format!("/v1/events/{id}/start"),
-        &organizer,
-        json!({}),
-    )
-    .await;
+    let refused = start(&app, id, &organizer).await;
     assert_eq!(refused.status, StatusCode::CONFLICT);
     assert_eq!(refused.code(), "entries_incomplete");
     assert_eq!(refused.body["detail"], "7 players missing");
@@ -89,42 +109,26 @@ async fn a_pairs_entry_needs_its_partner_and_the_start_a_full_field(db: Db) {
     let answer = enter(&app, id, &bert, &anne).await;
     assert_eq!(answer.body["entries"][0]["complete"], true);
     assert_eq!(answer.body["entries"].as_array().unwrap().len(), 1);
-    let bots = json!({"count": 2, "level": "basic"});
-    let refused = post(&app, &format!("/v1/events/{id}/bots"), &anne, bots.clone()).await;
+    let refused = add_bots(&app, id, &anne, 2).await;
     assert_eq!(
         (refused.status, refused.code()),
         (StatusCode::FORBIDDEN, "forbidden")
     );
-    let answer = post(&app, &format!("/v1/events/{id}/bots"), &organizer, bots).await;
+    let answer = add_bots(&app, id, &organizer, 2).await;
     assert_eq!(answer.body["missing_players"], 2);
-    let refused = post(
-        &app,
-        &format!("/v1/events/{id}/start"),
-        &organizer,
-        json!({}),
-    )
-    .await;
+    let refused = start(&app, id, &organizer).await;
     assert_eq!(refused.body["detail"], "2 players missing");
 
     // Withdrawing takes the whole pair out; the organizer removes an entry by its id.
-    let answer = app
-        .send(
-            Method::DELETE,
-            &format!("/v1/events/{id}/entries/me"),
-            Some(&bert.token),
-            None,
-        )
-        .await;
+    let answer = delete(&app, &format!("/v1/events/{id}/entries/me"), &bert).await;
     assert_eq!(answer.body["entries"].as_array().unwrap().len(), 2);
     let bot_entry = answer.body["entries"][0]["id"].as_str().unwrap().to_owned();
-    let answer = app
-        .send(
-            Method::DELETE,
-            &format!("/v1/events/{id}/entries/{bot_entry}"),
-            Some(&organizer.token),
-            None,
-        )
-        .await;
+    let answer = delete(
+        &app,
+        &format!("/v1/events/{id}/entries/{bot_entry}"),
+        &organizer,
+    )
+    .await;
     assert_eq!(answer.body["entries"].as_array().unwrap().len(), 1);
     let answer = post(
         &app,
@@ -230,21 +234,9 @@ async fn an_individual_duplicate_evening_is_drawn_and_dealt_as_the_verifier_repe
     )
     .await;
     let id = event["id"].as_str().unwrap();
-    let answer = post(
-        &app,
-        &format!("/v1/events/{id}/bots"),
-        &organizer,
-        json!({"count": 8, "level": "basic"}),
-    )
-    .await;
+    let answer = add_bots(&app, id, &organizer, 8).await;
     assert_eq!(answer.body["missing_players"], 0);
-    let started = post(
-        &app,
-        &format!("/v1/events/{id}/start"),
-        &organizer,
-        json!({}),
-    )
-    .await;
+    let started = start(&app, id, &organizer).await;
     assert_eq!(started.status, StatusCode::OK, "{}", started.body);
     assert!(started.body["fairness"]["draw_seed"].is_string());
     let mut version = started.body["version"].as_i64().unwrap();
@@ -321,21 +313,9 @@ async fn a_duplicate_evening_plays_itself_through_with_the_same_boards_at_every_
         let answer = enter(&app, &id, &people[a], &people[b]).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     }
-    let answer = post(
-        &app,
-        &format!("/v1/events/{id}/bots"),
-        &organizer,
-        json!({"count": 2, "level": "basic"}),
-    )
-    .await;
+    let answer = add_bots(&app, &id, &organizer, 2).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-    let answer = post(
-        &app,
-        &format!("/v1/events/{id}/start"),
-        &organizer,
-        json!({}),
-    )
-    .await;
+    let answer = start(&app, &id, &organizer).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     assert_eq!(answer.body["status"], "running");
     assert_eq!(answer.body["round"], 1);

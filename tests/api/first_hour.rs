@@ -12,23 +12,10 @@ use crate::support::{Db, TestApp, settings};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn docs_without_the_slash_redirects_to_swagger_ui() {
     let app = TestApp::spawn(Db::Sqlite).await;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let answer = client
-        .get(format!("{}/docs", app.base))
-        .send()
-        .await
-        .unwrap();
+    let answer = app.get_unfollowed("/docs").await;
     assert_eq!(answer.status(), StatusCode::PERMANENT_REDIRECT);
     assert_eq!(answer.headers()["location"], "/docs/");
-    let followed = app
-        .client
-        .get(format!("{}/docs", app.base))
-        .send()
-        .await
-        .unwrap();
+    let followed = app.get("/docs").await;
     assert_eq!(followed.status(), StatusCode::OK);
     assert!(followed.text().await.unwrap().contains("swagger"));
 }
@@ -41,32 +28,19 @@ async fn docs_without_the_slash_redirects_to_swagger_ui() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_served_openapi_document_is_the_generated_one_and_swagger_ui_loads_it() {
     for prefix in ["", "/cards"] {
-        let (database, scratch) = crate::support::fresh_database(Db::Sqlite).await;
-        let mut settings = settings(database);
-        settings.path_prefix = prefix.to_owned();
-        let app = TestApp::start(settings, scratch).await;
+        let app = TestApp::spawn_under(Db::Sqlite, prefix).await;
         let mut expected = kaarttafel::http::openapi();
         if !prefix.is_empty() {
             expected.servers = Some(vec![utoipa::openapi::Server::new(prefix)]);
         }
         let expected = serde_json::to_string(&expected).unwrap();
         for _ in 0..3 {
-            let answer = app
-                .client
-                .get(format!("{}{prefix}/openapi.json", app.base))
-                .send()
-                .await
-                .unwrap();
+            let answer = app.get(&format!("{prefix}/openapi.json")).await;
             assert_eq!(answer.status(), StatusCode::OK, "{prefix}");
             assert_eq!(answer.headers()["content-type"], "application/json");
             assert!(answer.text().await.unwrap() == expected, "{prefix}");
         }
-        let page = app
-            .client
-            .get(format!("{}{prefix}/docs/", app.base))
-            .send()
-            .await
-            .unwrap();
+        let page = app.get(&format!("{prefix}/docs/")).await;
         assert_eq!(page.status(), StatusCode::OK);
         assert!(
             page.text()
@@ -75,11 +49,8 @@ async fn the_served_openapi_document_is_the_generated_one_and_swagger_ui_loads_i
                 .contains("swagger-initializer.js")
         );
         let initializer = app
-            .client
-            .get(format!("{}{prefix}/docs/swagger-initializer.js", app.base))
-            .send()
+            .get(&format!("{prefix}/docs/swagger-initializer.js"))
             .await
-            .unwrap()
             .text()
             .await
             .unwrap();

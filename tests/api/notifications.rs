@@ -4,10 +4,10 @@
 //! webhook's signature and a push message's encryption and VAPID token are
 //! what the specifications say.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -25,6 +25,7 @@ on_both_databases!(
     a_clock_low_comes_before_the_clock_runs_out,
     a_web_push_message_decrypts_with_the_subscriptions_key_and_its_vapid_token_verifies,
     a_failed_delivery_is_tried_again_with_the_same_id_and_a_410_unsubscribes,
+    a_push_service_answering_429_is_tried_again_not_before_its_retry_after,
     subscriptions_are_listed_without_secrets_deleted_and_at_most_ten,
     urls_a_delivery_may_not_reach_are_refused_at_registration,
     a_club_evening_tells_its_players_of_each_round_and_of_its_end,
@@ -37,6 +38,8 @@ pub struct Received {
     pub path: String,
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
+    /// When the whole request had arrived.
+    pub at: Instant,
 }
 
 impl Received {
@@ -45,14 +48,20 @@ impl Received {
     }
 }
 
+/// A status to answer with, and its `Retry-After` in seconds if any.
+type Reply = (u16, Option<u64>);
+
 /// A local HTTP server that records every request and answers with the
-/// status it is set to (204 at first).
+/// status it is set to (204 at first), after the answers it was told to
+/// give first.
 #[derive(Clone)]
 pub struct Receiver {
     pub base: String,
     received: Arc<Mutex<Vec<Received>>>,
     attempts: Arc<Mutex<Vec<(u16, Received)>>>,
     status: Arc<AtomicU16>,
+    /// The answers to the next requests.
+    first: Arc<Mutex<VecDeque<Reply>>>,
     arrived: Arc<tokio::sync::Notify>,
 }
 
@@ -64,6 +73,7 @@ impl Receiver {
             received: Arc::default(),
             attempts: Arc::default(),
             status: Arc::new(AtomicU16::new(204)),
+            first: Arc::default(),
             arrived: Arc::default(),
         };
         let serving = receiver.clone();
@@ -109,9 +119,19 @@ impl Receiver {
                 Ok(n) => buffer.extend_from_slice(&chunk[..n]),
             }
         }
-        let status = self.status.load(Ordering::SeqCst);
-        let reply =
-            format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+        let at = Instant::now();
+        let (status, retry_after) = self
+            .first
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or((self.status.load(Ordering::SeqCst), None));
+        let retry_after = retry_after
+            .map(|seconds| format!("retry-after: {seconds}\r\n"))
+            .unwrap_or_default();
+        let reply = format!(
+            "HTTP/1.1 {status} X\r\n{retry_after}content-length: 0\r\nconnection: close\r\n\r\n"
+        );
         if socket.write_all(reply.as_bytes()).await.is_err() {
             return;
         }
@@ -120,6 +140,7 @@ impl Receiver {
             path,
             headers,
             body: buffer[head_end..head_end + length].to_vec(),
+            at,
         };
         self.attempts
             .lock()
@@ -135,6 +156,13 @@ impl Receiver {
     /// are recorded).
     pub fn answer_with(&self, status: u16) {
         self.status.store(status, Ordering::SeqCst);
+    }
+
+    /// Answers the next requests with these statuses, in turn, each with a
+    /// `Retry-After` of its seconds when given; the status set by
+    /// [`Receiver::answer_with`] after them.
+    pub fn answer_first(&self, answers: &[Reply]) {
+        self.first.lock().unwrap().extend(answers);
     }
 
     /// Every request so far, with the status it was answered.
@@ -385,9 +413,12 @@ async fn a_clock_low_comes_before_the_clock_runs_out(db: Db) {
     assert_eq!(view["awaiting"]["deadline"], low["deadline"], "{view}");
 }
 
+/// A browser's private key and authentication secret.
+type BrowserSecrets = (web_push_native::p256::SecretKey, [u8; 16]);
+
 /// A browser's push keys: its P-256 key pair and authentication secret, and
 /// the `keys` of its `PushSubscription`.
-fn browser_keys() -> ((web_push_native::p256::SecretKey, [u8; 16]), Value) {
+fn browser_keys() -> (BrowserSecrets, Value) {
     use rand::RngExt;
     use web_push_native::p256::elliptic_curve::sec1::ToEncodedPoint;
     let secret = loop {
@@ -445,18 +476,16 @@ fn decrypt_push(body: &[u8], ua_secret: &web_push_native::p256::SecretKey, auth:
     padded
 }
 
-async fn a_web_push_message_decrypts_with_the_subscriptions_key_and_its_vapid_token_verifies(
-    db: Db,
-) {
-    let app = TestApp::spawn(db).await;
-    let receiver = Receiver::start().await;
-    let anne = app.player("Anne").await;
-    let ((ua_secret, auth), keys) = browser_keys();
+/// Subscribes `player`'s browser, with keys of its own, to Web Push through
+/// the receiver at `/push/anne`; the browser's secrets and the
+/// subscription.
+async fn web_push(app: &TestApp, player: &Player, receiver: &Receiver) -> (BrowserSecrets, Value) {
+    let (secrets, keys) = browser_keys();
     let answer = app
         .send(
             Method::POST,
             "/v1/players/me/subscriptions",
-            Some(&anne.token),
+            Some(&player.token),
             Some(
                 json!({"kind": "web_push", "endpoint": format!("{}/push/anne", receiver.base),
                         "expirationTime": null, "keys": keys}),
@@ -464,8 +493,18 @@ async fn a_web_push_message_decrypts_with_the_subscriptions_key_and_its_vapid_to
         )
         .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
-    assert_eq!(answer.body["kind"], "web_push");
-    assert_eq!(answer.body["secret"], Value::Null);
+    (secrets, answer.body)
+}
+
+async fn a_web_push_message_decrypts_with_the_subscriptions_key_and_its_vapid_token_verifies(
+    db: Db,
+) {
+    let app = TestApp::spawn(db).await;
+    let receiver = Receiver::start().await;
+    let anne = app.player("Anne").await;
+    let ((ua_secret, auth), subscription) = web_push(&app, &anne, &receiver).await;
+    assert_eq!(subscription["kind"], "web_push");
+    assert_eq!(subscription["secret"], Value::Null);
     let id = table_with_three_computer_players(&app, &anne, json!({})).await;
     let pushed = receiver.more_than(0).await.remove(0);
     assert_eq!(pushed.path, "/push/anne");
@@ -578,6 +617,48 @@ async fn a_failed_delivery_is_tried_again_with_the_same_id_and_a_410_unsubscribe
     tokio::time::timeout(Duration::from_secs(20), gone)
         .await
         .expect("unsubscribed");
+}
+
+/// The push service's `Retry-After` in the test below, in seconds.
+const RETRY_AFTER: u64 = 2;
+
+async fn a_push_service_answering_429_is_tried_again_not_before_its_retry_after(db: Db) {
+    let (database, scratch) = fresh_database(db).await;
+    let mut settings = settings(database);
+    // The back-off's longest wait is a tenth of a second: only the push
+    // service's `Retry-After` makes a retry wait seconds.
+    settings.notifications.retry_max = Duration::from_millis(100);
+    let app = TestApp::start(settings, scratch).await;
+    let receiver = Receiver::start().await;
+    receiver.answer_first(&[(429, Some(RETRY_AFTER)), (503, None)]);
+    receiver.answer_with(201);
+    let anne = app.player("Anne").await;
+    let ((ua_secret, auth), _) = web_push(&app, &anne, &receiver).await;
+    table_with_three_computer_players(&app, &anne, json!({})).await;
+    let pushed = receiver.more_than(0).await;
+    assert_eq!(pushed.len(), 1);
+    let attempts = receiver.attempts();
+    let statuses: Vec<u16> = attempts.iter().map(|(status, _)| *status).collect();
+    assert_eq!(
+        statuses,
+        [429, 503, 201],
+        "a 503 without Retry-After is retried too"
+    );
+    let ids: BTreeSet<String> = attempts
+        .iter()
+        .map(|(_, r)| {
+            let payload: Value =
+                serde_json::from_slice(&decrypt_push(&r.body, &ua_secret, &auth)).unwrap();
+            assert_eq!(payload["type"], "your_turn", "{payload}");
+            payload["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(ids.len(), 1, "every attempt carries the notification's id");
+    let waited = attempts[1].1.at - attempts[0].1.at;
+    assert!(
+        waited >= Duration::from_secs(RETRY_AFTER),
+        "tried again {waited:?} after a Retry-After of {RETRY_AFTER} s"
+    );
 }
 
 async fn subscriptions_are_listed_without_secrets_deleted_and_at_most_ten(db: Db) {

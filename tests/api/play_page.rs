@@ -4,7 +4,7 @@
 
 use reqwest::StatusCode;
 
-use crate::support::{Db, TestApp, fresh_database, settings};
+use crate::support::{Db, TestApp};
 
 /// The page's files and their content types.
 const FILES: [(&str, &str); 7] = [
@@ -20,17 +20,9 @@ const FILES: [(&str, &str); 7] = [
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_play_page_and_its_files_are_served_at_the_root_and_under_a_prefix() {
     for prefix in ["", "/cards"] {
-        let (database, scratch) = fresh_database(Db::Sqlite).await;
-        let mut settings = settings(database);
-        settings.path_prefix = prefix.to_owned();
-        let app = TestApp::start(settings, scratch).await;
+        let app = TestApp::spawn_under(Db::Sqlite, prefix).await;
         for (path, content_type) in FILES {
-            let answer = app
-                .client
-                .get(format!("{}{prefix}{path}", app.base))
-                .send()
-                .await
-                .unwrap();
+            let answer = app.get(&format!("{prefix}{path}")).await;
             assert_eq!(answer.status(), StatusCode::OK, "{prefix}{path}");
             assert_eq!(
                 answer.headers()["content-type"],
@@ -54,11 +46,7 @@ async fn the_play_page_and_its_files_are_served_at_the_root_and_under_a_prefix()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_names_its_files_and_the_api_by_relative_urls() {
     let app = TestApp::spawn(Db::Sqlite).await;
-    let get = |path: &'static str| {
-        let url = format!("{}{path}", app.base);
-        let client = app.client.clone();
-        async move { client.get(url).send().await.unwrap().text().await.unwrap() }
-    };
+    let get = async |path: &str| app.get(path).await.text().await.unwrap();
     let page = get("/play").await;
     assert!(page.contains(r#"src="play/app.js""#), "{page}");
     assert!(page.contains(r#"href="play/style.css""#), "{page}");
@@ -68,16 +56,7 @@ async fn the_page_names_its_files_and_the_api_by_relative_urls() {
         "the API is found next to the page, whatever the prefix"
     );
     for script in ["app.js", "api.js", "cards.js", "table.js", "i18n.js"] {
-        let url = format!("{}/play/{script}", app.base);
-        let text = app
-            .client
-            .get(url)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = get(&format!("/play/{script}")).await;
         for line in text.lines().filter(|line| line.contains("fetch(")) {
             assert!(
                 !line.contains("'/v1"),
@@ -90,27 +69,11 @@ async fn the_page_names_its_files_and_the_api_by_relative_urls() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn play_with_a_slash_redirects_to_the_page_and_unknown_files_are_404() {
-    let (database, scratch) = fresh_database(Db::Sqlite).await;
-    let mut settings = settings(database);
-    settings.path_prefix = "/cards".into();
-    let app = TestApp::start(settings, scratch).await;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let answer = client
-        .get(format!("{}/cards/play/", app.base))
-        .send()
-        .await
-        .unwrap();
+    let app = TestApp::spawn_under(Db::Sqlite, "/cards").await;
+    let answer = app.get_unfollowed("/cards/play/").await;
     assert_eq!(answer.status(), StatusCode::PERMANENT_REDIRECT);
     assert_eq!(answer.headers()["location"], "/cards/play");
-    let missing = app
-        .client
-        .get(format!("{}/cards/play/missing.js", app.base))
-        .send()
-        .await
-        .unwrap();
+    let missing = app.get("/cards/play/missing.js").await;
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
     assert_eq!(
         missing.headers()["content-type"],

@@ -350,6 +350,15 @@ impl TestApp {
         }
     }
 
+    /// Starts the app on a fresh database of `db`, served under the path
+    /// `prefix`.
+    pub async fn spawn_under(db: Db, prefix: &str) -> TestApp {
+        let (database, scratch) = fresh_database(db).await;
+        let mut settings = settings(database);
+        settings.path_prefix = prefix.to_owned();
+        TestApp::start(settings, scratch).await
+    }
+
     /// Starts the app on a fresh database of `db` with time from `clock`,
     /// which the test moves by hand, and tokens valid for 30 days.
     pub async fn spawn_with_clock(
@@ -429,6 +438,27 @@ impl TestApp {
             .text()
             .await
             .expect("metrics body")
+    }
+
+    /// GETs `path` (a redirect followed): the whole response.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// GETs `path` as it is answered, a redirect not followed.
+    pub async fn get_unfollowed(&self, path: &str) -> reqwest::Response {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("an HTTP client")
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("request sent")
     }
 
     /// Sends a request; `body` None sends no body.
