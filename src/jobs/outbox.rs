@@ -249,7 +249,9 @@ async fn deliver(
         Sent::Gone => Outcome::Gone,
         Sent::Refused => Outcome::Dropped,
         Sent::Retry(after) => {
-            let next = now + backoff(row.attempts, app.notifications.retry_max, after);
+            // Counted from the answer, as `Retry-After` is (RFC 9110), not
+            // from the request: a slow receiver's seconds are its own.
+            let next = app.now() + backoff(row.attempts, app.notifications.retry_max, after);
             if next >= give_up_at {
                 Outcome::Dropped
             } else {
