@@ -9,6 +9,7 @@
 //! describes it, and tests/openapi.rs holds the two to the same fields.
 
 pub mod cards;
+pub mod evenings;
 pub mod game;
 pub mod klaverjassen;
 pub mod moves;
