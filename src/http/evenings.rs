@@ -16,7 +16,7 @@ use super::problems::{
     BadLongPoll, BadPage, EventStarted, NoSuchEvent, NotOrganizer, Unauthenticated,
 };
 use super::state::AppState;
-pub use crate::api::evenings::ClubEvent;
+use crate::api::evenings::ClubEvent;
 use crate::api::evenings::{ClubBoard, ClubBoardTable, ClubStanding, standing_view, standings_csv};
 use crate::app::answer::{etag, etag_listed};
 use crate::app::evenings::{self, NewEvent};

@@ -8,7 +8,6 @@ use uuid::Uuid;
 
 use super::answer::respond;
 use super::error::{ApiError, Problem};
-use super::evenings::ClubEvent;
 use super::extract::{AuthPlayer, OptionalJson};
 use super::games::TakeSeat;
 use super::problems::{
@@ -16,6 +15,7 @@ use super::problems::{
 };
 use super::request::{self, IdempotencyKey};
 use super::state::AppState;
+use crate::api::evenings::ClubEvent;
 use crate::api::game::{GameSummary, GameView};
 use crate::app::error::Error as AppError;
 use crate::app::{evenings, invites, matchmaking};
