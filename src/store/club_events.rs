@@ -202,17 +202,11 @@ pub async fn due(
     now: i64,
     limit: i64,
 ) -> Result<Vec<Uuid>, sqlx::Error> {
-    let sql = if backend == Backend::Postgres {
-        "SELECT id FROM club_events WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED"
-    } else {
-        "SELECT id FROM club_events WHERE due_at <= $1 ORDER BY due_at LIMIT $2"
-    };
-    let ids: Vec<String> = sqlx::query_scalar(sql)
-        .bind(now)
-        .bind(limit)
-        .fetch_all(conn)
-        .await?;
-    ids.into_iter().map(parse_uuid).collect()
+    let queries = (
+        "SELECT id FROM club_events WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+        "SELECT id FROM club_events WHERE due_at <= $1 ORDER BY due_at LIMIT $2",
+    );
+    super::due_ids(conn, backend, queries, now, limit).await
 }
 
 /// Tells every instance that event `event` reached `version` (Postgres, at

@@ -279,6 +279,29 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The ids a due-work query picks: `queries` is its text for Postgres
+/// (`... FOR UPDATE SKIP LOCKED`, so instances spread the work between
+/// them) and for SQLite, each selecting `id` with `$1` the time now and `$2`
+/// the limit.
+async fn due_ids(
+    conn: &mut sqlx::AnyConnection,
+    backend: Backend,
+    (postgres, sqlite): (&'static str, &'static str),
+    now: i64,
+    limit: i64,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    let query = match backend {
+        Backend::Postgres => postgres,
+        Backend::Sqlite => sqlite,
+    };
+    let ids: Vec<String> = sqlx::query_scalar(query)
+        .bind(now)
+        .bind(limit)
+        .fetch_all(conn)
+        .await?;
+    ids.into_iter().map(players::parse_uuid).collect()
+}
+
 /// `id` as the tables hold it: hyphenated, lower case.
 pub fn id_text(id: Uuid) -> String {
     id.to_string()

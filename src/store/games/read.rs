@@ -371,19 +371,11 @@ pub async fn due(
     now: i64,
     limit: i64,
 ) -> Result<Vec<Uuid>, sqlx::Error> {
-    let query = if backend == Backend::Postgres {
-        "SELECT id FROM games WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED"
-    } else {
-        "SELECT id FROM games WHERE due_at <= $1 ORDER BY due_at LIMIT $2"
-    };
-    let rows = sqlx::query(query)
-        .bind(now)
-        .bind(limit)
-        .fetch_all(conn)
-        .await?;
-    rows.iter()
-        .map(|r| parse_uuid(r.try_get::<&str, _>("id")?))
-        .collect()
+    let queries = (
+        "SELECT id FROM games WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+        "SELECT id FROM games WHERE due_at <= $1 ORDER BY due_at LIMIT $2",
+    );
+    crate::store::due_ids(conn, backend, queries, now, limit).await
 }
 
 /// When the soonest automatic work is due on any game, if any.
