@@ -205,11 +205,12 @@ mod tests {
 
     /// A one-deal Klaverjassen game with `id` dealt `hands`.
     fn game_with(id: Uuid, hands: BySeat<CardSet>) -> Game {
-        let options = Options::parse(
-            GameKind::Klaverjassen,
-            Some(serde_json::json!({"deals": 1})),
-        )
-        .unwrap();
+        game_under(id, hands, serde_json::json!({"deals": 1}))
+    }
+
+    /// A Klaverjassen game of `options` with `id` dealt `hands`.
+    fn game_under(id: Uuid, hands: BySeat<CardSet>, options: serde_json::Value) -> Game {
+        let options = Options::parse(GameKind::Klaverjassen, Some(options)).unwrap();
         let Options::Klaverjassen(rules) = options.clone() else {
             unreachable!()
         };
@@ -280,6 +281,26 @@ mod tests {
         assert_eq!(hint.moves.len(), 4, "one value per suit: {hint:?}");
         assert!(hint.moves.iter().all(|m| m.value.is_some()));
         assert!(v1.legal_moves.contains(&hint.mv));
+    }
+
+    #[test]
+    fn under_pass_round_a_hand_whose_deals_are_all_hard_still_gets_a_value_for_every_choice() {
+        // Seat 0's hand here (hearts J 10 A K 8, 9 of diamonds, K and 7 of
+        // clubs) draws deals of 4 to 15 million nodes each: in the nodes of
+        // naming alone no deal fitted, and the hint had no values.
+        let game = game_under(
+            Uuid::from_u128(210),
+            hands(210),
+            serde_json::json!({"deals": 1, "trump_choice": "pass_round"}),
+        );
+        let view = game.view_of_seat(Some(Seat(0)));
+        let budget = Budget {
+            time: None,
+            ..hint_budget(&view)
+        };
+        let hint = hint_for(&view, budget).unwrap();
+        assert_eq!(hint.moves.len(), 5, "four suits and the pass: {hint:?}");
+        assert!(hint.moves.iter().all(|m| m.value.is_some()), "{hint:?}");
     }
 
     #[test]

@@ -132,12 +132,12 @@ pub(super) struct Thinking {
 /// its view. The sampled deals are drawn from `rng` first, then solved by
 /// [`WORKERS`] threads together, deal after deal: each thread solves its
 /// share of every deal's positions (every [`WORKERS`]th of them; `solver` is
-/// the first thread's) with an equal share of the nodes, and stops at the
-/// first position its nodes or the deadline cut short. A deal counts once
-/// every thread has solved its share of it, so the first deal is in hand
-/// after a [`WORKERS`]th of its solves. A deal valued for passing as well
-/// solves eight positions, so half as many are drawn. `samples` is 0 when
-/// none fitted.
+/// the first thread's) with an equal share of the nodes (see
+/// [`solve_share`]). A deal counts once every thread has solved its share of
+/// it, so the first deal is in hand after a [`WORKERS`]th of its solves. A
+/// deal valued for passing as well solves eight positions, so half as many
+/// are drawn, with half as many nodes again; as many again are drawn in
+/// reserve, for the deals a thread drops. `samples` is 0 when none fitted.
 pub(super) fn value_choices<R: Rng + ?Sized>(
     solver: &mut Solver,
     seat: Seat,
@@ -160,11 +160,20 @@ pub(super) fn value_choices<R: Rng + ?Sized>(
     };
     let solves = u32::try_from(wanted.len().max(1)).expect("at most eight");
     let count = (thinking.samples.max(1) * 4).div_ceil(solves);
-    let deals: Vec<BySeat<CardSet>> = (0..count)
+    let deals: Vec<BySeat<CardSet>> = (0..2 * count)
         .map(|_| sample_deal(seat, view, &[], None, rng))
         .collect();
+    let wanted_deals = usize::try_from(count).expect("a few deals");
+    // Valued for passing a deal is twice the solves, all or nothing, so a
+    // hand whose deals are all hard would fit none in the nodes of naming:
+    // passing gets half as many again.
+    let nodes = if pass {
+        thinking.nodes.saturating_add(thinking.nodes / 2)
+    } else {
+        thinking.nodes
+    };
     let share = Limits {
-        nodes: thinking.nodes / WORKERS as u64,
+        nodes: nodes / WORKERS as u64,
         deadline: thinking.deadline,
     };
     let parts: Vec<Vec<(Team, Suit)>> = (0..WORKERS)
@@ -177,9 +186,10 @@ pub(super) fn value_choices<R: Rng + ?Sized>(
                 .collect()
         })
         .collect();
-    let solve =
-        |solver: &mut Solver, part: &[(Team, Suit)]| solve_share(solver, view, &deals, part, share);
-    let solved: Vec<Vec<Vec<i32>>> = std::thread::scope(|scope| {
+    let solve = |solver: &mut Solver, part: &[(Team, Suit)]| {
+        solve_share(solver, view, &deals, part, share, wanted_deals)
+    };
+    let solved: Vec<Vec<Option<Vec<i32>>>> = std::thread::scope(|scope| {
         let others: Vec<_> = parts[1..]
             .iter()
             .map(|part| scope.spawn(move || solve(&mut Solver::new(), part)))
@@ -190,17 +200,19 @@ pub(super) fn value_choices<R: Rng + ?Sized>(
         }
         solved
     });
+    // The deals every thread solved its share of, the first `count`.
     let complete = solved.iter().map(Vec::len).min().unwrap_or(0);
     let solved: Vec<DealValues> = (0..complete)
-        .map(|deal| {
+        .filter_map(|deal| {
             let mut values = DealValues::default();
             for (part, values_of_part) in parts.iter().zip(&solved) {
-                for ((naming, suit), value) in part.iter().zip(&values_of_part[deal]) {
+                for ((naming, suit), value) in part.iter().zip(values_of_part[deal].as_ref()?) {
                     values.0[*naming][suit_index(*suit)] = *value;
                 }
             }
-            values
+            Some(values)
         })
+        .take(wanted_deals)
         .collect();
     let samples = u32::try_from(solved.len()).expect("few samples");
     let later = seats_after(seat, voorhand);
@@ -222,30 +234,47 @@ pub(super) fn value_choices<R: Rng + ?Sized>(
 }
 
 /// One thread's share of a trump choice: the positions of `part` (a team
-/// naming a trump) of every deal in turn, their values in `part`'s order,
-/// until `share` (its nodes and the decision's deadline) cuts one short;
-/// that deal's values are dropped.
+/// naming a trump) of each deal in turn, their values in `part`'s order,
+/// until `wanted` deals are solved or `share` (its nodes and the decision's
+/// deadline) runs out. A deal whose positions would take more than half the
+/// thread's nodes is dropped (`None`) and the thread goes on with the next:
+/// the cost of a deal varies more than tenfold, and one hard deal drawn first
+/// would otherwise leave no nodes for the easy ones after it.
 fn solve_share(
     solver: &mut Solver,
     view: &View,
     deals: &[BySeat<CardSet>],
     part: &[(Team, Suit)],
     share: Limits,
-) -> Vec<Vec<i32>> {
+    wanted: usize,
+) -> Vec<Option<Vec<i32>>> {
     let at_start = solver.nodes();
+    let per_deal = share.nodes / 2;
     let mut solved = Vec::new();
     for hands in deals {
-        let mut values = Vec::with_capacity(part.len());
-        for (naming, suit) in part {
-            let position = first_lead(view, *hands, *suit, *naming);
-            let limits = Limits {
-                nodes: share.nodes.saturating_sub(solver.nodes() - at_start),
-                ..share
-            };
-            let Some(value) = solver.value_within(&position, limits) else {
-                return solved;
-            };
-            values.push(value);
+        if solved.iter().flatten().count() == wanted {
+            break;
+        }
+        let left = share.nodes.saturating_sub(solver.nodes() - at_start);
+        let deal_start = solver.nodes();
+        // The first position cut short drops the deal.
+        let values: Option<Vec<i32>> = part
+            .iter()
+            .map(|(naming, suit)| {
+                let limits = Limits {
+                    nodes: left
+                        .min(per_deal)
+                        .saturating_sub(solver.nodes() - deal_start),
+                    ..share
+                };
+                solver.value_within(&first_lead(view, *hands, *suit, *naming), limits)
+            })
+            .collect();
+        let out_of_time = share
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline);
+        if values.is_none() && (out_of_time || solver.nodes() - at_start >= share.nodes) {
+            break;
         }
         solved.push(values);
     }
@@ -260,6 +289,71 @@ mod tests {
     /// `b[s]` (each in its own terms).
     fn values(a: [i32; 4], b: [i32; 4]) -> DealValues {
         DealValues(ByTeam::new(a, b.map(|v| -v)))
+    }
+
+    /// The view of the first seat to decide at a fresh table's trump
+    /// choice, and deals sampled for it.
+    fn chooser_and_deals(count: usize) -> (View, Vec<BySeat<CardSet>>) {
+        use crate::rules::klaverjassen::{Match, Options};
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let options = Options {
+            auto_deal: true,
+            deals: 1,
+            ..Options::default()
+        };
+        let game = Match::new(options, &mut rng);
+        let seat = game.first_hand();
+        let view = game.view_for(Some(seat));
+        let deals = (0..count)
+            .map(|_| sample_deal(seat, &view, &[], None, &mut rng))
+            .collect();
+        (view, deals)
+    }
+
+    #[test]
+    fn a_deal_too_hard_for_half_a_threads_nodes_is_dropped_and_the_next_solved() {
+        let (view, deals) = chooser_and_deals(12);
+        let part = [(Team::A, Suit::Hearts)];
+        let position = |hands| first_lead(&view, hands, Suit::Hearts, Team::A);
+        // Each deal's cost in nodes, by a fresh solver, and its value.
+        let solved: Vec<(u64, i32)> = deals
+            .iter()
+            .map(|hands| {
+                let mut solver = Solver::new();
+                let value = solver.value(&position(*hands));
+                (solver.nodes(), value)
+            })
+            .collect();
+        let hard = (0..deals.len()).max_by_key(|i| solved[*i].0).unwrap();
+        let easy = (0..deals.len()).min_by_key(|i| solved[*i].0).unwrap();
+        let (hard_cost, easy_cost) = (solved[hard].0, solved[easy].0);
+        assert!(hard_cost >= 6 * easy_cost, "{solved:?}");
+        // Half the thread's nodes is half the hard deal's cost: it is
+        // dropped, and the other half solves the easy deal after it.
+        let share = Limits {
+            nodes: hard_cost,
+            deadline: None,
+        };
+        let got = solve_share(
+            &mut Solver::new(),
+            &view,
+            &[deals[hard], deals[easy]],
+            &part,
+            share,
+            1,
+        );
+        assert_eq!(got, vec![None, Some(vec![solved[easy].1])]);
+        // A thread stops once it has the deals wanted.
+        let got = solve_share(
+            &mut Solver::new(),
+            &view,
+            &[deals[easy], deals[hard]],
+            &part,
+            share,
+            1,
+        );
+        assert_eq!(got, vec![Some(vec![solved[easy].1])]);
     }
 
     #[test]
