@@ -5,7 +5,9 @@
 //!
 //! Run: `cargo bench --bench trump_hint`. First prints the distribution of
 //! one hint's time over 100 random hands (median, 90th percentile, maximum;
-//! `TRUMP_HINT_HANDS=N` for another count) and how stable the values are (a
+//! `TRUMP_HINT_HANDS=N` for another count), at a table where the voorhand
+//! names trump and again under `trump_choice: pass_round` (the first seat's
+//! hint then values passing too), and how stable the values are (a
 //! second hint for each hand with another seed, so other sampled deals: how
 //! often it names the same suit, how far its values lie from the first's),
 //! then criterion's figures (one iteration: the hint for the next of 32
@@ -19,17 +21,18 @@ use criterion::{Criterion, criterion_group};
 use kaarttafel::ai::hints::{Advice, advice};
 use kaarttafel::ai::klaverjassen::strong::Budget;
 use kaarttafel::rules::Seat;
-use kaarttafel::rules::klaverjassen::{Match, Move, Options, View};
+use kaarttafel::rules::klaverjassen::{Match, Move, Options, TrumpChoice, View};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 /// A random deal at its trump choice: the chooser, its view and its legal
 /// moves.
-fn trump_choice(rng: &mut StdRng) -> (Seat, View, Vec<Move>) {
+fn trump_choice(rng: &mut StdRng, trump_choice: TrumpChoice) -> (Seat, View, Vec<Move>) {
     let options = Options {
         first_dealer: Seat(rng.random_range(0..4)),
         auto_deal: true,
         deals: 1,
+        trump_choice,
         ..Options::default()
     };
     let game = Match::new(options, rng);
@@ -49,11 +52,12 @@ fn hint(seat: Seat, view: &View, legal: &[Move], seed: u64) -> Advice<Move> {
     black_box(advice::<Match>(seat, view, legal, budget, seed).expect("the chooser has a hint"))
 }
 
-/// The value of each suit of a hint, in suit order.
+/// The value of each suit (and of passing) of a hint, in the order of the
+/// legal moves.
 fn values(hint: &Advice<Move>) -> Vec<f64> {
     hint.moves
         .iter()
-        .map(|(_, value)| value.expect("every suit is valued"))
+        .map(|(_, value)| value.expect("every choice is valued"))
         .collect()
 }
 
@@ -62,7 +66,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[index]
 }
 
-fn distribution() {
+fn distribution(trump_choice_rule: TrumpChoice) {
     let hands = std::env::var("TRUMP_HINT_HANDS")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -77,23 +81,24 @@ fn distribution() {
     // are from the first's.
     let (mut same, mut apart) = (0, 0.0);
     for _ in 0..hands {
-        let (seat, view, legal) = trump_choice(&mut rng);
+        let (seat, view, legal) = trump_choice(&mut rng, trump_choice_rule);
         let start = Instant::now();
         let first = hint(seat, &view, &legal, rng.random());
         times.push(start.elapsed().as_secs_f64() * 1e3);
         let second = hint(seat, &view, &legal, rng.random());
         same += usize::from(first.chosen == second.chosen);
-        apart += values(&first)
+        let (first, second) = (values(&first), values(&second));
+        apart += first
             .iter()
-            .zip(values(&second))
+            .zip(&second)
             .map(|(a, b)| (a - b).abs())
             .sum::<f64>()
-            / 4.0;
+            / first.len() as f64;
     }
     times.sort_by(f64::total_cmp);
     println!(
-        "hint at the trump choice, {hands} random hands: median {:.0} ms, p90 {:.0} ms, max {:.0} ms; \
-         two seeds name the same suit in {:.0} % of hands, a suit's values differ by {:.1} points on average",
+        "hint at the trump choice ({trump_choice_rule:?}), {hands} random hands: median {:.0} ms, p90 {:.0} ms, max {:.0} ms; \
+         two seeds make the same choice in {:.0} % of hands, a choice's values differ by {:.1} points on average",
         percentile(&times, 0.5),
         percentile(&times, 0.9),
         times[times.len() - 1],
@@ -104,7 +109,9 @@ fn distribution() {
 
 fn trump_hint(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(7);
-    let choices: Vec<(Seat, View, Vec<Move>)> = (0..32).map(|_| trump_choice(&mut rng)).collect();
+    let choices: Vec<(Seat, View, Vec<Move>)> = (0..32)
+        .map(|_| trump_choice(&mut rng, TrumpChoice::Voorhand))
+        .collect();
     let mut next = 0;
     let mut group = c.benchmark_group("hint");
     group.sample_size(10);
@@ -121,7 +128,8 @@ fn trump_hint(c: &mut Criterion) {
 criterion_group!(benches, trump_hint);
 
 fn main() {
-    distribution();
+    distribution(TrumpChoice::Voorhand);
+    distribution(TrumpChoice::PassRound);
     benches();
     Criterion::default().configure_from_args().final_summary();
 }
