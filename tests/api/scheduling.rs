@@ -28,9 +28,11 @@ fn thread_policies(env: &[(&str, &str)]) -> Vec<u32> {
         .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
-    let stdout = BufReader::new(server.stdout.take().unwrap());
+    // Kept open until the server is killed: a closed pipe would make its
+    // next log line fail and print an error of its own.
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
     let mut listening = false;
-    for line in stdout.lines() {
+    for line in lines.by_ref() {
         if line.unwrap().contains("listening") {
             listening = true;
             break;
@@ -53,6 +55,7 @@ fn thread_policies(env: &[(&str, &str)]) -> Vec<u32> {
         .collect();
     server.kill().unwrap();
     server.wait().unwrap();
+    drop(lines);
     assert!(listening, "the server did not start");
     policies
 }
