@@ -25,6 +25,11 @@ over K x clients games and 4 x K x clients tokens, as many players at many
 tables read); pgbench's clients then move to another of their games every
 REPICK transactions (a pick is a statement of its own).
 
+With --ping each kind also gets a round of pgbench whose scripts send a lone
+Sync after each request's statements (an empty pipeline), as sqlx's pool
+does when a connection is given back to it (its ping): the service's round
+trips to Postgres, without the service.
+
 Everything listens on 127.0.0.1 and is stopped and removed on exit.
 """
 
@@ -54,10 +59,19 @@ REPICK = 16
 
 def cpu_seconds(pid):
     """utime + stime of a live process, in seconds (None once it is gone)."""
+    counts = proc_counts(pid)
+    return counts[0] if counts else None
+
+
+def proc_counts(pid):
+    """A live process's CPU seconds (utime + stime), minor page faults and
+    context switches (voluntary and not), or None once it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICK
+        with open(f"/proc/{pid}/status") as f:
+            switches = sum(int(line.split()[1]) for line in f if "ctxt_switches" in line)
+        return ((int(fields[11]) + int(fields[12])) / TICK, int(fields[7]), switches)
     except (OSError, IndexError, ValueError):
         return None
 
@@ -66,6 +80,38 @@ def psql(url, sql):
     return subprocess.run(
         ["psql", url, "-qtAX", "-c", sql], check=True, capture_output=True, text=True
     ).stdout.strip()
+
+
+# What sqlx's pool sends when a connection is given back to it: a Sync alone,
+# answered by ReadyForQuery. pgbench sends exactly that for an empty pipeline.
+PING = "\\startpipeline\n\\endpipeline\n"
+
+
+def with_pings(pgbench_dir, workdir):
+    """A copy of pgbench_dir's scripts with the pool's ping after each
+    request: view.sql's one statement; move.sql's GET (before the line
+    `-- POST move`) and POST (at the end). Returns the copy's directory."""
+    out = os.path.join(workdir, "pgbench-ping")
+    os.makedirs(out, exist_ok=True)
+    for script in ("move.sql", "view.sql"):
+        text = open(os.path.join(pgbench_dir, script)).read()
+        if script == "move.sql":
+            if text.count("-- POST move") != 1:
+                sys.exit(f"{script}: no single '-- POST move' line to put the GET's ping before")
+            text = text.replace("-- POST move", PING + "-- POST move")
+        with open(os.path.join(out, script), "w") as f:
+            f.write(text.rstrip("\n") + "\n" + PING)
+    return out
+
+
+def settle(url):
+    """Leaves no work of the round before to the next: the dead row versions
+    a moves round leaves are pruned by whoever reads their pages next, and
+    autovacuum and checkpoints land on whichever round runs when they are
+    due, so with a fixed order of rounds one side would always pay for the
+    other's writes. Vacuumed and checkpointed, every round starts alike."""
+    for sql in ("VACUUM games, game_seats, players, game_deals", "CHECKPOINT"):
+        psql(url, sql)
 
 
 class BackendCpu:
@@ -88,7 +134,7 @@ class BackendCpu:
         return [int(p) for p in out.split()]
 
     def __enter__(self):
-        self.start = {p: cpu_seconds(p) or 0.0 for p in self.pids()}
+        self.start = {p: proc_counts(p) or (0.0, 0, 0) for p in self.pids()}
         self.last = dict(self.start)
         self.thread = threading.Thread(target=self.poll, daemon=True)
         self.thread.start()
@@ -104,7 +150,7 @@ class BackendCpu:
         except subprocess.CalledProcessError:
             return
         for p in pids:
-            c = cpu_seconds(p)
+            c = proc_counts(p)
             if c is not None:
                 self.last[p] = c
 
@@ -113,8 +159,14 @@ class BackendCpu:
         self.stop.set()
         self.thread.join()
 
-    def seconds(self):
-        return sum(c - self.start.get(p, 0.0) for p, c in self.last.items())
+    def total(self, i):
+        """The backends' growth in proc_counts' field i over the round."""
+        return sum(c[i] - self.start.get(p, (0.0, 0, 0))[i] for p, c in self.last.items())
+
+    def counts(self):
+        """The round's Postgres figures for the rows: CPU seconds, minor
+        page faults and context switches of the backends."""
+        return dict(pg=self.total(0), pg_faults=self.total(1), pg_switches=self.total(2))
 
 
 def run_client(argv, env=None):
@@ -201,12 +253,12 @@ def pick_tables(database_url, tables_file):
     return len(games)
 
 
-def pgbench(db_url, script, args, ngames):
+def pgbench(db_url, script, args, ngames, scripts_dir=None):
     repick = 0 if args.spread == 1 else REPICK
     argv = ["pgbench", "-n", "-M", "prepared", "-c", str(args.clients), "-j", "2",
             "-T", str(args.seconds), "-D", f"ngames={ngames}", "-D", f"clients={args.clients}",
             "-D", f"repick={repick}", "-D", "picked=0", "-D", "done=0",
-            "-f", os.path.join(args.pgbench_dir, script), db_url]
+            "-f", os.path.join(scripts_dir or args.pgbench_dir, script), db_url]
     # The service connects without TLS (sqlx is built without it); libpq
     # would negotiate TLS with a server that has `ssl = on` (Debian's
     # default), so pgbench is told not to, and both pay the same.
@@ -224,7 +276,9 @@ def loadavg():
 
 def bench_backend(name, database_url, admin_url, dbname, args, workdir):
     server, url = start_server(database_url, workdir, args.workers)
-    rows = {k: [] for k in ("svc_moves", "pg_moves", "svc_reads", "pg_reads")}
+    rows = {k: [] for k in ("svc_moves", "pg_moves", "ping_moves", "svc_reads", "pg_reads",
+                            "ping_reads")}
+    ping_dir = with_pings(args.pgbench_dir, workdir) if args.ping and admin_url else None
     try:
         print(f"[{name}] warm-up {args.warmup} s", file=sys.stderr)
         tables_file = os.path.join(workdir, f"tables-{name}.txt")
@@ -242,6 +296,8 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
             psql(database_url, "ANALYZE")
         for r in range(args.rounds):
             for kind in ("moves", "reads"):
+                if admin_url:
+                    settle(database_url)
                 load = loadavg()
                 before = cpu_seconds(server.pid)
                 pg = BackendCpu(admin_url, dbname) if admin_url else None
@@ -255,21 +311,27 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
                 count = report["moves_per_s"] if kind == "moves" else report["gets_per_s"]
                 count *= report["seconds"]
                 rows["svc_" + kind].append(dict(
-                    rate=count / report["seconds"], svc=svc, pg=pg.seconds() if pg else None,
-                    client=client, n=count, load=load, report=report))
+                    rate=count / report["seconds"], svc=svc, client=client, n=count, load=load,
+                    report=report, **(pg.counts() if pg else dict(pg=None))))
                 print(f"[{name}] round {r + 1} service {kind}: {count / report['seconds']:.0f}/s "
                       f"(load {load})", file=sys.stderr)
                 if not admin_url or ngames == 0:
                     continue
                 ngames = pick_tables(database_url, tables_file)
-                load = loadavg()
                 script = "move.sql" if kind == "moves" else "view.sql"
-                with BackendCpu(admin_url, dbname) as pg:
-                    tps, client = pgbench(database_url, script, args, ngames)
-                rows["pg_" + kind].append(dict(rate=tps, svc=None, pg=pg.seconds(), client=client,
-                                               n=tps * args.seconds, load=load))
-                print(f"[{name}] round {r + 1} pgbench {kind}: {tps:.0f}/s (load {load})",
-                      file=sys.stderr)
+                for side, scripts_dir in (("pg", None), ("ping", ping_dir)):
+                    if side == "ping" and not ping_dir:
+                        continue
+                    settle(database_url)
+                    load = loadavg()
+                    with BackendCpu(admin_url, dbname) as pg:
+                        tps, client = pgbench(database_url, script, args, ngames, scripts_dir)
+                    rows[f"{side}_{kind}"].append(dict(rate=tps, svc=None, client=client,
+                                                       n=tps * args.seconds, load=load,
+                                                       **pg.counts()))
+                    what = "pgbench" if side == "pg" else "pgbench with pings"
+                    print(f"[{name}] round {r + 1} {what} {kind}: {tps:.0f}/s (load {load})",
+                          file=sys.stderr)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -277,7 +339,9 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
 
 
 def med(rows, key, per=None):
-    vals = [(r[key] / r["n"] * 1000 if per else r[key]) for r in rows
+    """The median over rounds of rows' key; per=1000: in thousandths of it
+    per request (CPU seconds to ms), per=1: per request."""
+    vals = [(r[key] / r["n"] * per if per else r[key]) for r in rows
             if r.get(key) is not None and r["n"]]
     return statistics.median(vals) if vals else None
 
@@ -288,20 +352,35 @@ def fmt(v, digits=0):
 
 def table(name, rows, args):
     spread = (f", {args.spread} tables a client" if args.spread > 1 else "")
+    pings = bool(rows["ping_moves"] or rows["ping_reads"])
+    header = "| | service | pgbench, the service's statements | ratio |"
+    if pings:
+        header += " pgbench with the pool's pings | ratio |"
     out = [f"\n### {name}: {args.clients} clients{spread}, {args.rounds} x {args.seconds} s rounds, "
            f"median of rounds (load average per round: "
            f"{', '.join(r['load'] for k in rows for r in rows[k])})\n",
-           "| | service | pgbench, the service's statements | ratio |",
-           "|---|---|---|---|"]
+           header, "|" + "---|" * (header.count("|") - 1)]
     for kind, label in (("moves", "moves/s (GET view + POST move)"), ("reads", "GET view/s")):
-        s, p = med(rows["svc_" + kind], "rate"), med(rows["pg_" + kind], "rate")
-        ratio = f"{s / p:.2f}" if s and p else "-"
-        out.append(f"| {label} | {fmt(s)} | {fmt(p)} | {ratio} |")
-        for who in ("svc", "pg", "client"):
-            sv = med(rows["svc_" + kind], who, per=True)
-            pv = med(rows["pg_" + kind], who, per=True)
-            label2 = {"svc": "service", "pg": "Postgres", "client": "client"}[who]
-            out.append(f"| &nbsp; CPU ms per {kind[:-1]}: {label2} | {fmt(sv, 3)} | {fmt(pv, 3)} | |")
+        sides = ["pg", "ping"] if pings else ["pg"]
+        s = med(rows["svc_" + kind], "rate")
+        cells = [fmt(s)]
+        for side in sides:
+            p = med(rows[f"{side}_{kind}"], "rate")
+            cells += [fmt(p), f"{s / p:.2f}" if s and p else "-"]
+        out.append(f"| {label} | {' | '.join(cells)} |")
+        figures = [("svc", "CPU ms per {}: service", 1000, 3), ("pg", "CPU ms per {}: Postgres", 1000, 3),
+                   ("client", "CPU ms per {}: client", 1000, 3),
+                   ("pg_faults", "Postgres page faults per {}", 1, 1),
+                   ("pg_switches", "Postgres context switches per {}", 1, 1)]
+        for key, what, per, digits in figures:
+            values = [med(rows["svc_" + kind], key, per=per)]
+            values += [med(rows[f"{side}_{kind}"], key, per=per) for side in sides]
+            if all(v is None for v in values):
+                continue
+            cells = [fmt(values[0], digits)]
+            for v in values[1:]:
+                cells += [fmt(v, digits), ""]
+            out.append(f"| &nbsp; {what.format(kind[:-1])} | {' | '.join(cells)} |")
     for kind in ("moves", "reads"):
         reports = [r["report"] for r in rows["svc_" + kind]]
         if not reports:
@@ -331,6 +410,9 @@ def main():
     p.add_argument("--pgbench-dir", default=os.path.join(ROOT, "tools/pgbench"),
                    help="where move.sql and view.sql are (another build's statements)")
     p.add_argument("--json-out", help="also write every round's figures here, as JSON")
+    p.add_argument("--ping", action="store_true",
+                   help="also run pgbench with the lone Sync sqlx's pool sends on giving a "
+                        "connection back, after each request (Postgres only)")
     args = p.parse_args()
     server_url = os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     work = tempfile.mkdtemp(prefix="kt-bench-")
