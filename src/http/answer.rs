@@ -10,10 +10,9 @@ use crate::app::answer::Answer;
 /// `Idempotent-Replayed`.
 ///
 /// # Errors
-/// [`ApiError::Internal`] for a kept status that is not one.
+/// [`ApiError::internal`] for a kept status that is not one.
 pub fn respond(answer: Answer) -> Result<HttpResponse, ApiError> {
-    let status =
-        StatusCode::from_u16(answer.status).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let status = StatusCode::from_u16(answer.status).map_err(ApiError::internal)?;
     let mut response = HttpResponse::build(status);
     for header in answer.headers {
         response.insert_header(header);

@@ -41,9 +41,13 @@ pub struct Problem {
     pub legal_moves: Option<serde_json::Value>,
 }
 
-/// Everything a request can fail with.
+/// Everything a request can fail with: a use case's refusal, which keeps
+/// its kind and code, or one that only the HTTP layer finds.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
+    /// A use case's refusal; its kind sets the status (`status_code`).
+    #[error(transparent)]
+    App(#[from] Error),
     /// A body or parameter that is not well-formed (400).
     #[error("{detail}")]
     BadRequest {
@@ -51,47 +55,6 @@ pub enum ApiError {
         code: &'static str,
         /// What is wrong.
         detail: String,
-    },
-    /// A well-formed request with a value out of range or unknown (422).
-    #[error("{0}")]
-    Validation(String),
-    /// No usable bearer token (401).
-    #[error(transparent)]
-    Token(#[from] TokenError),
-    /// A valid token that may not do this (403).
-    #[error("{detail}")]
-    Forbidden {
-        /// `forbidden` or `not_seated`.
-        code: &'static str,
-        /// Why.
-        detail: String,
-    },
-    /// No such resource (404).
-    #[error("{0}")]
-    NotFound(String),
-    /// The request conflicts with the game's state (409).
-    #[error("{detail}")]
-    Conflict {
-        /// `game_full`, `seat_taken`, `game_started`, `version_conflict`, …
-        code: &'static str,
-        /// Why.
-        detail: String,
-    },
-    /// `If-Match` named another version (412).
-    #[error("{0}")]
-    PreconditionFailed(String),
-    /// The same `Idempotency-Key` came with another request (422).
-    #[error("this Idempotency-Key was first used with another request")]
-    IdempotencyMismatch,
-    /// The rules refused a move (422), with the caller's legal moves.
-    #[error("{detail}")]
-    MoveRefused {
-        /// The rule's code (`must_follow_suit`, `bid_too_low`, …).
-        code: &'static str,
-        /// The rule, in a sentence.
-        detail: String,
-        /// The caller's legal moves now.
-        legal_moves: serde_json::Value,
     },
     /// The path is ours but not with this method (405); lists the methods
     /// it answers, for `Allow`.
@@ -122,39 +85,11 @@ pub enum ApiError {
     /// The body is larger than the limit (413).
     #[error("the request body is larger than {0} bytes")]
     PayloadTooLarge(usize),
-    /// The database is away: no connection within the configured wait, or
-    /// one broke (503, with `Retry-After`). The detail is logged, never sent.
-    #[error("database unavailable: {0}")]
-    DatabaseUnavailable(String),
-    /// Anything unexpected (500). The detail is logged, never sent.
-    #[error("internal error: {0}")]
-    Internal(String),
 }
 
-/// The one place a use case's error becomes an answer: each kind of
-/// refusal keeps its code and gets its status here.
-impl From<Error> for ApiError {
-    fn from(error: Error) -> Self {
-        match error {
-            Error::Invalid(detail) => ApiError::Validation(detail),
-            Error::Token(error) => ApiError::Token(error),
-            Error::Forbidden { code, detail } => ApiError::Forbidden { code, detail },
-            Error::NotFound(detail) => ApiError::NotFound(detail),
-            Error::Conflict { code, detail } => ApiError::Conflict { code, detail },
-            Error::PreconditionFailed(detail) => ApiError::PreconditionFailed(detail),
-            Error::IdempotencyMismatch => ApiError::IdempotencyMismatch,
-            Error::MoveRefused {
-                code,
-                detail,
-                legal_moves,
-            } => ApiError::MoveRefused {
-                code,
-                detail,
-                legal_moves,
-            },
-            Error::DatabaseUnavailable(cause) => ApiError::DatabaseUnavailable(cause),
-            Error::Internal(cause) => ApiError::Internal(cause),
-        }
+impl From<TokenError> for ApiError {
+    fn from(error: TokenError) -> Self {
+        ApiError::App(Error::Token(error))
     }
 }
 
@@ -175,51 +110,65 @@ pub fn rate_limit_headers(
 impl ApiError {
     /// A 422 `validation_failed` with `detail`.
     pub fn validation(detail: impl Into<String>) -> ApiError {
-        ApiError::Validation(detail.into())
+        ApiError::App(Error::invalid(detail))
+    }
+
+    /// A 404 `not_found` with `detail`.
+    pub fn not_found(detail: impl Into<String>) -> ApiError {
+        ApiError::App(Error::NotFound(detail.into()))
+    }
+
+    /// A 500 `internal_error`; `cause` goes to the log only.
+    pub fn internal(cause: impl ToString) -> ApiError {
+        ApiError::App(Error::Internal(cause.to_string()))
     }
 
     /// The stable machine code.
     pub fn code(&self) -> &'static str {
         match self {
+            ApiError::App(error) => match error {
+                Error::Invalid(_) => "validation_failed",
+                Error::Token(_) => "invalid_token",
+                Error::Forbidden { code, .. }
+                | Error::Conflict { code, .. }
+                | Error::MoveRefused { code, .. } => code,
+                Error::NotFound(_) => "not_found",
+                Error::PreconditionFailed(_) => "version_conflict",
+                Error::IdempotencyMismatch => "idempotency_mismatch",
+                Error::DatabaseUnavailable(_) => "database_unavailable",
+                Error::Internal(_) => "internal_error",
+            },
             ApiError::BadRequest { code, .. } => code,
-            ApiError::Validation(_) => "validation_failed",
-            ApiError::Token(_) => "invalid_token",
-            ApiError::Forbidden { code, .. } => code,
-            ApiError::NotFound(_) => "not_found",
-            ApiError::Conflict { code, .. } => code,
-            ApiError::PreconditionFailed(_) => "version_conflict",
-            ApiError::IdempotencyMismatch => "idempotency_mismatch",
-            ApiError::MoveRefused { code, .. } => code,
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::RequestTimeout(_) => "request_timeout",
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::TooManyStreams(_) => "too_many_streams",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
-            ApiError::DatabaseUnavailable(_) => "database_unavailable",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
-            ApiError::Internal(_) => "internal_error",
         }
     }
 
     fn title(&self) -> &'static str {
         match self {
+            ApiError::App(error) => match error {
+                Error::Invalid(_) => "Invalid request",
+                Error::Token(_) => "Not authenticated",
+                Error::Forbidden { .. } => "Not allowed",
+                Error::NotFound(_) => "Not found",
+                Error::Conflict { .. } => "Conflict with the game's state",
+                Error::PreconditionFailed(_) => "Precondition failed",
+                Error::IdempotencyMismatch => "Idempotency key reused",
+                Error::MoveRefused { .. } => "Move refused",
+                Error::DatabaseUnavailable(_) => "Database unavailable",
+                Error::Internal(_) => "Internal error",
+            },
             ApiError::BadRequest { .. } => "Malformed request",
-            ApiError::Validation(_) => "Invalid request",
-            ApiError::Token(_) => "Not authenticated",
-            ApiError::Forbidden { .. } => "Not allowed",
-            ApiError::NotFound(_) => "Not found",
-            ApiError::Conflict { .. } => "Conflict with the game's state",
-            ApiError::PreconditionFailed(_) => "Precondition failed",
-            ApiError::IdempotencyMismatch => "Idempotency key reused",
-            ApiError::MoveRefused { .. } => "Move refused",
             ApiError::MethodNotAllowed(_) => "Method not allowed",
             ApiError::RequestTimeout(_) => "Request body too slow",
             ApiError::RateLimited { .. } => "Too many requests",
             ApiError::TooManyStreams(_) => "Too many live streams",
             ApiError::PayloadTooLarge(_) => "Request body too large",
-            ApiError::DatabaseUnavailable(_) => "Database unavailable",
             ApiError::UnsupportedMediaType => "Unsupported media type",
-            ApiError::Internal(_) => "Internal error",
         }
     }
 
@@ -227,10 +176,10 @@ impl ApiError {
     pub fn problem(&self) -> Problem {
         let detail = match self {
             // The cause goes to the log (see `error_response`), never to the caller.
-            ApiError::Internal(_) => {
+            ApiError::App(Error::Internal(_)) => {
                 "something went wrong on our side; nothing was changed".to_owned()
             }
-            ApiError::DatabaseUnavailable(_) => {
+            ApiError::App(Error::DatabaseUnavailable(_)) => {
                 "the database is unavailable; retry after the time in Retry-After".to_owned()
             }
             other => other.to_string(),
@@ -242,7 +191,7 @@ impl ApiError {
             detail,
             code: self.code().to_owned(),
             legal_moves: match self {
-                ApiError::MoveRefused { legal_moves, .. } => Some(legal_moves.clone()),
+                ApiError::App(Error::MoveRefused { legal_moves, .. }) => Some(legal_moves.clone()),
                 _ => None,
             },
         }
@@ -252,32 +201,35 @@ impl ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
+            // The one place a use case's kind of refusal gets its status.
+            ApiError::App(error) => match error {
+                Error::Invalid(_) | Error::IdempotencyMismatch | Error::MoveRefused { .. } => {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                }
+                Error::Token(_) => StatusCode::UNAUTHORIZED,
+                Error::Forbidden { .. } => StatusCode::FORBIDDEN,
+                Error::NotFound(_) => StatusCode::NOT_FOUND,
+                Error::Conflict { .. } => StatusCode::CONFLICT,
+                Error::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+                Error::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+                Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            },
             ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
-            ApiError::Validation(_)
-            | ApiError::IdempotencyMismatch
-            | ApiError::MoveRefused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::Token(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
-            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Conflict { .. } => StatusCode::CONFLICT,
-            ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::RateLimited { .. } | ApiError::TooManyStreams(_) => {
                 StatusCode::TOO_MANY_REQUESTS
             }
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::DatabaseUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let ApiError::Internal(cause) = self {
+        if let ApiError::App(Error::Internal(cause)) = self {
             tracing::error!(%cause, "request failed");
         }
-        if let ApiError::DatabaseUnavailable(cause) = self {
+        if let ApiError::App(Error::DatabaseUnavailable(cause)) = self {
             tracing::warn!(%cause, "database unavailable");
         }
         let mut response = HttpResponse::build(self.status_code());
@@ -305,10 +257,10 @@ impl ResponseError for ApiError {
         {
             response.insert_header((header::ALLOW, value));
         }
-        if let ApiError::DatabaseUnavailable(_) = self {
+        if let ApiError::App(Error::DatabaseUnavailable(_)) = self {
             response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS.to_string()));
         }
-        if let ApiError::Token(error) = self {
+        if let ApiError::App(Error::Token(error)) = self {
             let challenge = match error {
                 TokenError::Missing => "Bearer".to_owned(),
                 other => format!("Bearer error=\"invalid_token\", error_description=\"{other}\""),

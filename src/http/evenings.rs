@@ -102,7 +102,7 @@ pub async fn create_event(
     let mut response = answer(actix_web::http::StatusCode::CREATED, &event, caller.id);
     response.headers_mut().insert(
         header::LOCATION,
-        header::HeaderValue::from_str(&location).map_err(|e| ApiError::Internal(e.to_string()))?,
+        header::HeaderValue::from_str(&location).map_err(ApiError::internal)?,
     );
     Ok(response)
 }
@@ -398,7 +398,7 @@ pub async fn standings(
     if csv {
         return Ok(response
             .content_type("text/csv; charset=utf-8")
-            .body(standings_csv(&event, &lines).map_err(|e| ApiError::Internal(e.to_string()))?));
+            .body(standings_csv(&event, &lines).map_err(ApiError::internal)?));
     }
     Ok(response.json(lines))
 }
@@ -421,7 +421,7 @@ pub async fn board(
     let (id, round, deal) = *path;
     let results = evenings::board(&state.app, id, round, deal).await?;
     let first = &results[0].record;
-    let hands = serde_json::to_value(first.hands).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let hands = serde_json::to_value(first.hands).map_err(ApiError::internal)?;
     let dealer = first.dealer.0;
     let tables = results
         .iter()
@@ -429,8 +429,7 @@ pub async fn board(
             Ok(ClubBoardTable {
                 table: r.table,
                 game_id: r.game,
-                record: serde_json::to_value(&r.record)
-                    .map_err(|e| ApiError::Internal(e.to_string()))?,
+                record: serde_json::to_value(&r.record).map_err(ApiError::internal)?,
             })
         })
         .collect::<Result<_, ApiError>>()?;

@@ -74,7 +74,7 @@ fn verify(req: &HttpRequest) -> Result<(web::Data<AppState>, Identity, i64), Api
     let state = req
         .app_data::<web::Data<AppState>>()
         .cloned()
-        .ok_or_else(|| ApiError::Internal("application state missing".into()))?;
+        .ok_or_else(|| ApiError::internal("application state missing"))?;
     let (identity, expires_at) = state.app.tokens.verify_until(bearer_token(req)?)?;
     Ok((state, identity, expires_at))
 }
@@ -181,7 +181,7 @@ pub fn path_config() -> web::PathConfig {
         } else {
             "resource"
         };
-        ApiError::NotFound(format!("no {what} {raw:?}: not a valid id")).into()
+        ApiError::not_found(format!("no {what} {raw:?}: not a valid id")).into()
     })
 }
 

@@ -80,7 +80,7 @@ pub async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
         .map(allowed_methods)
         .unwrap_or_default();
     if allowed.is_empty() {
-        Err(ApiError::NotFound("no such route".into()))
+        Err(ApiError::not_found("no such route"))
     } else {
         Err(ApiError::MethodNotAllowed(allowed.join(", ")))
     }

@@ -76,7 +76,7 @@ pub async fn show_invite(
             Some(event) => Ok(HttpResponse::Ok().json(EventInvite {
                 event: ClubEvent::of(&event, caller.id),
             })),
-            None => Err(ApiError::NotFound(detail)),
+            None => Err(ApiError::not_found(detail)),
         },
         Err(error) => Err(error.into()),
     }

@@ -91,7 +91,7 @@ async fn asset(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
         .iter()
         .find(|asset| asset.name == file.as_str())
         .map(serve)
-        .ok_or_else(|| ApiError::NotFound("no such file".into()))
+        .ok_or_else(|| ApiError::not_found("no such file"))
 }
 
 fn serve(asset: &Asset) -> HttpResponse {

@@ -305,6 +305,7 @@ mod tests {
 
     #[test]
     fn a_refused_move_is_logged_by_its_status_never_its_cards() {
+        use crate::app::error::Error;
         use crate::http::error::ApiError;
         use actix_web::{App, test};
 
@@ -312,14 +313,14 @@ mod tests {
             let line = logged(level, || {
                 actix_web::rt::System::new().block_on(async move {
                     let refuse = || async {
-                        Err::<actix_web::HttpResponse, _>(ApiError::MoveRefused {
+                        Err::<actix_web::HttpResponse, _>(ApiError::App(Error::MoveRefused {
                             code: "card_not_in_hand",
                             detail: "2C is not in your hand".into(),
                             legal_moves: serde_json::json!([
                                 {"type": "play", "card": "QC"},
                                 {"type": "play", "card": "7D"}
                             ]),
-                        })
+                        }))
                     };
                     let app = test::init_service(
                         App::new()
