@@ -30,6 +30,9 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from http_calls import request  # noqa: E402
+
 URLS = os.environ["INSTANCE_URLS"].split()
 KILL_PID = int(os.environ["KILL_PID"])
 TABLES = int(os.environ.get("TABLES", "40"))
@@ -48,15 +51,7 @@ class Dead(Exception):
 
 
 def call(index, method, path, token=None, body=None, headers=None, timeout=30):
-    base = URLS[index]
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    for name, value in (headers or {}).items():
-        req.add_header(name, value)
+    req = request(URLS[index] + path, method, token, body, headers)
     with lock:
         stats["requests"][index] += 1
     try:

@@ -22,6 +22,9 @@ import urllib.request
 
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from http_calls import request  # noqa: E402
+
 PROXY = os.environ["PROXY_URL"]          # e.g. http://127.0.0.1:18090/cards
 DIRECT = os.environ["DIRECT_URLS"].split()  # the two instances, with the prefix
 METRICS = os.environ["METRICS_URLS"].split()  # their METRICS_ADDR, in the same order
@@ -32,14 +35,7 @@ failed = 0
 
 
 def call(base, method, path, token=None, body=None, headers=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    for name, value in (headers or {}).items():
-        req.add_header(name, value)
+    req = request(base + path, method, token, body, headers)
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             raw = resp.read()

@@ -1,7 +1,8 @@
-"""HTTP calls of the fault scripts (tests/faults, tests/failover): every
-answer recorded with its timing, status, error code and Retry-After, every
-request left without an answer counted, and a request repeated (the same
-request, so the same Idempotency-Key) until the service answers it."""
+"""HTTP calls of the test scripts: `request` builds one as the service
+takes it, and `Calls` (the fault scripts, tests/faults and tests/failover)
+records every answer with its timing, status, error code and Retry-After,
+counts every request left without an answer, and repeats a request (the
+same request, so the same Idempotency-Key) until the service answers it."""
 import http.client
 import json
 import socket
@@ -10,6 +11,20 @@ import time
 import urllib.error
 import urllib.request
 from typing import NamedTuple, Optional
+
+
+def request(url, method, token=None, body=None, headers=None):
+    """A request to `url`: `body` sent as JSON, `token` as its bearer
+    token, and `headers` besides."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    for name, value in (headers or {}).items():
+        req.add_header(name, value)
+    return req
 
 
 class Answer(NamedTuple):
@@ -43,14 +58,7 @@ class Calls:
     def call(self, method, path, token=None, body=None, headers=None, timeout=10):
         """(status, parsed JSON body) of one request; (None, None) when the
         connection was lost or timed out."""
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method)
-        if data is not None:
-            req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", "Bearer " + token)
-        for name, value in (headers or {}).items():
-            req.add_header(name, value)
+        req = request(self.base + path, method, token, body, headers)
         start = self.clock()
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
