@@ -253,12 +253,12 @@ def pick_tables(database_url, tables_file):
     return len(games)
 
 
-def pgbench(db_url, script, args, ngames, scripts_dir=None):
+def pgbench(db_url, script, args, ngames, scripts_dir):
     repick = 0 if args.spread == 1 else REPICK
     argv = ["pgbench", "-n", "-M", "prepared", "-c", str(args.clients), "-j", "2",
             "-T", str(args.seconds), "-D", f"ngames={ngames}", "-D", f"clients={args.clients}",
             "-D", f"repick={repick}", "-D", "picked=0", "-D", "done=0",
-            "-f", os.path.join(scripts_dir or args.pgbench_dir, script), db_url]
+            "-f", os.path.join(scripts_dir, script), db_url]
     # The service connects without TLS (sqlx is built without it); libpq
     # would negotiate TLS with a server that has `ssl = on` (Debian's
     # default), so pgbench is told not to, and both pay the same.
@@ -278,7 +278,10 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
     server, url = start_server(database_url, workdir, args.workers)
     rows = {k: [] for k in ("svc_moves", "pg_moves", "ping_moves", "svc_reads", "pg_reads",
                             "ping_reads")}
-    ping_dir = with_pings(args.pgbench_dir, workdir) if args.ping and admin_url else None
+    # Each pgbench round of a kind: its rows' prefix, its name, its scripts.
+    pgbench_sides = [("pg", "pgbench", args.pgbench_dir)]
+    if args.ping and admin_url:
+        pgbench_sides.append(("ping", "pgbench with pings", with_pings(args.pgbench_dir, workdir)))
     try:
         print(f"[{name}] warm-up {args.warmup} s", file=sys.stderr)
         tables_file = os.path.join(workdir, f"tables-{name}.txt")
@@ -319,9 +322,7 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
                     continue
                 ngames = pick_tables(database_url, tables_file)
                 script = "move.sql" if kind == "moves" else "view.sql"
-                for side, scripts_dir in (("pg", None), ("ping", ping_dir)):
-                    if side == "ping" and not ping_dir:
-                        continue
+                for side, what, scripts_dir in pgbench_sides:
                     settle(database_url)
                     load = loadavg()
                     with BackendCpu(admin_url, dbname) as pg:
@@ -329,7 +330,6 @@ def bench_backend(name, database_url, admin_url, dbname, args, workdir):
                     rows[f"{side}_{kind}"].append(dict(rate=tps, svc=None, client=client,
                                                        n=tps * args.seconds, load=load,
                                                        **pg.counts()))
-                    what = "pgbench" if side == "pg" else "pgbench with pings"
                     print(f"[{name}] round {r + 1} {what} {kind}: {tps:.0f}/s (load {load})",
                           file=sys.stderr)
     finally:
@@ -352,16 +352,15 @@ def fmt(v, digits=0):
 
 def table(name, rows, args):
     spread = (f", {args.spread} tables a client" if args.spread > 1 else "")
-    pings = bool(rows["ping_moves"] or rows["ping_reads"])
+    sides = ["pg", "ping"] if rows["ping_moves"] or rows["ping_reads"] else ["pg"]
     header = "| | service | pgbench, the service's statements | ratio |"
-    if pings:
+    if "ping" in sides:
         header += " pgbench with the pool's pings | ratio |"
     out = [f"\n### {name}: {args.clients} clients{spread}, {args.rounds} x {args.seconds} s rounds, "
            f"median of rounds (load average per round: "
            f"{', '.join(r['load'] for k in rows for r in rows[k])})\n",
            header, "|" + "---|" * (header.count("|") - 1)]
     for kind, label in (("moves", "moves/s (GET view + POST move)"), ("reads", "GET view/s")):
-        sides = ["pg", "ping"] if pings else ["pg"]
         s = med(rows["svc_" + kind], "rate")
         cells = [fmt(s)]
         for side in sides:
