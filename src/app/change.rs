@@ -21,7 +21,7 @@ use super::refusal::refusal;
 use super::sign_in;
 use crate::auth::Identity;
 use crate::store::record::game_from_row;
-use crate::store::{cleanup, games, notifications};
+use crate::store::{cleanup, games};
 use crate::table::{Game, GameError};
 
 /// Who asks for a change: a player whose token was checked already, or the
@@ -89,7 +89,7 @@ pub struct Change<'a> {
 /// ([`change_unlocked`]): on Postgres two round trips where the
 /// transaction takes four, and on SQLite the one writer is held only for
 /// the writes. A change that another one overtook, or that writes other
-/// rows than the game's own and its event (a seat, a finished deal's
+/// rows than the game's own, its event and its notifications (a seat, a finished deal's
 /// record, a match's result), is made again in the transaction, on the
 /// game as it is then: `apply` may run twice, and only the run that is
 /// written counts.
@@ -140,9 +140,10 @@ pub async fn change(
 /// [`change`] on an unlocked read, written only while the game is still
 /// at the version read (`games::write_change_read_on`: on Postgres in one
 /// statement, on SQLite in a write transaction sent as one message, which
-/// holds the writer only for the writes). `None` when the change must be
-/// made in a transaction instead: it writes more than the game's row and
-/// its event, or another change came first (nothing is written then).
+/// holds the writer only for the writes), with the notifications it causes.
+/// `None` when the change must be made in a transaction instead: it writes
+/// more than the game's row, its event and its notifications, or another
+/// change came first (nothing is written then).
 /// Refusals are answered from the game as read, as if the request had come
 /// just before whatever changed it since.
 async fn change_unlocked(
@@ -166,20 +167,19 @@ async fn change_unlocked(
         // A deal finished: its record is added in the transaction.
         return Ok(None);
     }
-    let told: Vec<Uuid> = caused(&before, &game, Some(caller.player), at, 0)
-        .iter()
-        .map(|(notification, _)| notification.player)
-        .collect();
-    // Read before the write, as the transaction's `INSERT … SELECT` would
-    // read the subscriptions committed by then: a subscription made
-    // meanwhile counts from the next change on, either way.
-    if notifications::any_subscribed(&mut conn, &told).await? {
-        // It notifies someone: the outbox is written in the transaction.
-        return Ok(None);
-    }
+    // Written with the change, in its statement: to each subscription
+    // there is when the change is written.
+    let told = caused(
+        &before,
+        &game,
+        Some(caller.player),
+        at,
+        app.notifications.delay,
+    );
     let event_row = event_row(&event, game.version, By::Player(caller.player), at);
     let answer = Answer::view(OK, &game, caller.player, None)?;
-    let written = games::write_change_read_on(&app.store, conn, new_row, event_row, due_at).await?;
+    let written =
+        games::write_change_read_on(&app.store, conn, new_row, event_row, due_at, told).await?;
     if !written {
         return Ok(None);
     }

@@ -274,9 +274,7 @@ fn time(micros: i64) -> serde_json::Value {
 /// # Errors
 /// The database's.
 pub async fn write(tx: &mut Tx, caused: &[(Notification, i64)]) -> Result<(), Error> {
-    for (notification, not_before) in caused {
-        store::enqueue(tx, notification, *not_before).await?;
-    }
+    store::enqueue(tx, caused).await?;
     Ok(())
 }
 

@@ -151,26 +151,6 @@ pub async fn delete_subscription(
     Ok(done.rows_affected() == 1)
 }
 
-/// Whether any of `players` has a subscription.
-pub async fn any_subscribed(
-    conn: &mut AnyConnection,
-    players: &[Uuid],
-) -> Result<bool, sqlx::Error> {
-    if players.is_empty() {
-        return Ok(false);
-    }
-    let statement = format!(
-        "SELECT CAST(COUNT(*) AS BIGINT) FROM (SELECT 1 FROM push_subscriptions \
-         WHERE player_id IN ({}) LIMIT 1) AS found",
-        placeholders(players.len())
-    );
-    let mut query = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(statement));
-    for player in players {
-        query = query.bind(id_text(*player));
-    }
-    Ok(query.fetch_one(conn).await? > 0)
-}
-
 /// A notification: what it says, to whom, and for how long it is worth
 /// sending.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,31 +173,66 @@ pub struct Notification {
     pub expires_at: i64,
 }
 
-/// Writes `notification` to the outbox, first tried at `not_before`, once
-/// for each subscription of its player (none without one); how many rows.
+/// Writes `caused` (each notification with when it is first tried) to the
+/// outbox: a row for each subscription of the notification's player, none
+/// without one; how many rows. One statement for them all.
 pub async fn enqueue(
     conn: &mut AnyConnection,
-    notification: &Notification,
-    not_before: i64,
+    caused: &[(Notification, i64)],
 ) -> Result<u64, sqlx::Error> {
-    let done = sqlx::query(
+    if caused.is_empty() {
+        return Ok(0);
+    }
+    let statement = outbox_insert(caused.len(), 1);
+    let query = bind_outbox(sqlx::query(sqlx::AssertSqlSafe(statement)), caused);
+    Ok(query.execute(conn).await?.rows_affected())
+}
+
+/// How many placeholders [`outbox_insert`] takes per notification.
+const OUTBOX_FIELDS: usize = 9;
+
+/// The `INSERT … SELECT` of [`enqueue`] for `count` notifications, their
+/// fields bound from `$first` on ([`bind_outbox`]): the notifications as a
+/// `VALUES` list, joined to their players' subscriptions. A statement
+/// writing a change puts it after its own (a `WITH` part on Postgres), so
+/// the outbox is written with the change or not at all.
+pub(crate) fn outbox_insert(count: usize, first: usize) -> String {
+    let rows: Vec<String> = (0..count)
+        .map(|i| {
+            let at = first + i * OUTBOX_FIELDS;
+            let fields: Vec<String> = (at..at + OUTBOX_FIELDS).map(|n| format!("${n}")).collect();
+            format!("({})", fields.join(", "))
+        })
+        .collect();
+    // A `VALUES` list's columns are column1, column2, … on both databases.
+    format!(
         "INSERT INTO notification_outbox (notification_id, subscription_id, player_id, game_id, \
          kind, version, payload, created_at, expires_at, next_at, attempts) \
-         SELECT $1, s.id, s.player_id, $2, $3, $4, $5, $6, $7, $8, 0 \
-         FROM push_subscriptions s WHERE s.player_id = $9",
+         SELECT v.column1, s.id, s.player_id, v.column3, v.column4, v.column5, v.column6, \
+         v.column7, v.column8, v.column9, 0 \
+         FROM (VALUES {}) AS v JOIN push_subscriptions s ON s.player_id = v.column2",
+        rows.join(", ")
     )
-    .bind(id_text(notification.id))
-    .bind(notification.game.map(id_text))
-    .bind(&notification.kind)
-    .bind(notification.version)
-    .bind(&notification.payload)
-    .bind(notification.created_at)
-    .bind(notification.expires_at)
-    .bind(not_before)
-    .bind(id_text(notification.player))
-    .execute(conn)
-    .await?;
-    Ok(done.rows_affected())
+}
+
+/// Binds the fields of [`outbox_insert`]'s notifications, in its order.
+pub(crate) fn bind_outbox<'q>(
+    mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    caused: &'q [(Notification, i64)],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    for (notification, not_before) in caused {
+        query = query
+            .bind(id_text(notification.id))
+            .bind(id_text(notification.player))
+            .bind(notification.game.map(id_text))
+            .bind(&notification.kind)
+            .bind(notification.version)
+            .bind(&notification.payload)
+            .bind(notification.created_at)
+            .bind(notification.expires_at)
+            .bind(*not_before);
+    }
+    query
 }
 
 /// An outbox row taken for delivery.

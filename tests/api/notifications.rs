@@ -30,6 +30,7 @@ on_both_databases!(
     urls_a_delivery_may_not_reach_are_refused_at_registration,
     a_club_evening_tells_its_players_of_each_round_and_of_its_end,
     the_seated_are_told_the_game_started_and_finished_but_not_who_caused_it,
+    a_persons_move_tells_the_next_person_once_that_it_is_their_turn,
 );
 
 /// One request the receiver got.
@@ -1013,4 +1014,84 @@ async fn the_seated_are_told_the_game_started_and_finished_but_not_who_caused_it
     assert_eq!(told(&all, "game_finished"), others(last_mover));
     let count = |kind: &str| all.iter().filter(|r| r.json()["type"] == kind).count();
     assert_eq!((count("game_started"), count("game_finished")), (3, 3));
+}
+
+/// Whether `view` awaits seat 1.
+fn awaits_seat_1(view: &Value) -> bool {
+    view["awaiting"]["seats"]
+        .as_array()
+        .is_some_and(|seats| seats.contains(&json!(1)))
+}
+
+/// A person's move (without an `Idempotency-Key`, so written alone in one
+/// statement) that makes it another person's turn tells that person, once,
+/// at the version the move made; so does a computer player's move.
+async fn a_persons_move_tells_the_next_person_once_that_it_is_their_turn(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let receiver = Receiver::start().await;
+    let anne = app.player("Anne").await;
+    let bob = app.player("Bob").await;
+    let secret = webhook(&app, &bob, &receiver).await;
+    let answer = app
+        .send(
+            Method::POST,
+            "/v1/games",
+            Some(&anne.token),
+            Some(json!({"game": "klaverjassen",
+                        "options": {"first_dealer": 3, "bot_delay_ms": 0},
+                        "bots": [{"seat": 2, "level": "basic"}, {"seat": 3, "level": "basic"}]})),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    let id = answer.body["id"].as_str().unwrap().to_owned();
+    app.seat_the_rest(&id, &[anne.clone(), bob.clone()]).await;
+    // Bob's turns so far, and the version of Anne's last move when it made
+    // it Bob's turn.
+    let (mut turns, mut after_anne, mut made_by_anne) = (0, None, 0);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while turns < 6 {
+        assert!(Instant::now() < deadline, "Bob's turns did not come");
+        let view = app.view(&id, &anne).await;
+        if awaits_seat_0(&view) {
+            let answer = app.play(&id, &anne, first_move(&view)).await;
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+            after_anne = awaits_seat_1(&answer.body).then(|| answer.body["version"].clone());
+        } else if awaits_seat_1(&view) {
+            // Told before Bob reads the game: a read would drop the
+            // notification still held.
+            let all = receiver.more_than(turns).await;
+            assert_eq!(all.len(), turns + 1, "one notification per turn");
+            verify_webhook(&secret, &all[turns]);
+            let payload = all[turns].json();
+            assert_only_public_fields(&payload);
+            assert_eq!(payload["type"], "your_turn", "{payload}");
+            assert_eq!(payload["game_id"], id.as_str());
+            if let Some(version) = after_anne.take() {
+                assert_eq!(
+                    payload["version"], version,
+                    "told at the version Anne's move made"
+                );
+                made_by_anne += 1;
+            }
+            turns += 1;
+            let mut own = app.view(&id, &bob).await;
+            while awaits_seat_1(&own) && own["status"] == "playing" {
+                let answer = app.play(&id, &bob, first_move(&own)).await;
+                assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+                own = answer.body;
+            }
+        } else {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    assert!(
+        made_by_anne >= 3,
+        "only {made_by_anne} of Bob's turns came from Anne's move"
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        receiver.received().len(),
+        turns,
+        "a second notification of one turn"
+    );
 }

@@ -10,6 +10,7 @@ use kaarttafel::clock::{Clock, ManualClock};
 use kaarttafel::jobs::cleanup::{Policy, run_if_free};
 use kaarttafel::store::games::RecordJson;
 use kaarttafel::store::idempotency::{self, Recorded, StoredResponse, TTL_MICROS};
+use kaarttafel::store::notifications::{self, Notification, SubscriptionRow};
 use kaarttafel::store::{Store, cleanup, events, games, players};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -471,9 +472,15 @@ async fn a_change_made_on_a_version_another_change_passed_writes_nothing(db: Db)
         let read = stored_test_game(&store, &host.id).await;
         let write = async |row: &games::GameRow, event: &events::EventRow| {
             if alone {
-                return games::write_change_alone(&store, row.clone(), event.clone(), None)
-                    .await
-                    .unwrap();
+                return games::write_change_alone(
+                    &store,
+                    row.clone(),
+                    event.clone(),
+                    None,
+                    Vec::new(),
+                )
+                .await
+                .unwrap();
             }
             let mut tx = store.begin_write().await.unwrap();
             let written = games::write_change(&mut tx, store.backend(), row, event, None)
@@ -496,6 +503,74 @@ async fn a_change_made_on_a_version_another_change_passed_writes_nothing(db: Db)
     }
 }
 
+/// A change written alone (a move without an `Idempotency-Key`) puts the
+/// notifications it causes in the outbox in its own statement: a row for
+/// each subscription of the player told, none for a player without one,
+/// and none at all when another change came first and nothing is written.
+async fn a_change_written_alone_writes_its_notifications_only_with_the_change(db: Db) {
+    let app = TestApp::spawn(db).await;
+    let host = app.player("host").await;
+    let bob = app.player("bob").await;
+    let store = store_of(&app).await;
+    let host_id: Uuid = host.id.parse().unwrap();
+    let mut conn = store.acquire().await.unwrap();
+    for url in ["https://push.example/a", "https://push.example/b"] {
+        let subscription = SubscriptionRow {
+            id: Uuid::new_v4(),
+            player: host_id,
+            kind: "webhook".into(),
+            url: url.into(),
+            p256dh: None,
+            auth: None,
+            secret: Some("whsec_x".into()),
+            created_at: 1,
+        };
+        notifications::upsert_subscription(&mut conn, &subscription)
+            .await
+            .unwrap();
+    }
+    drop(conn);
+    let read = stored_test_game(&store, &host.id).await;
+    // First tried long after the test ends, so that the app's delivery job
+    // leaves the rows as they were written.
+    let later = 4_000_000_000_000_000;
+    let told = |player: &str, version: i64| Notification {
+        id: Uuid::new_v4(),
+        player: player.parse().unwrap(),
+        game: Some(read.id),
+        kind: "your_turn".into(),
+        version: Some(version),
+        payload: format!(r#"{{"version":{version}}}"#),
+        created_at: 5,
+        expires_at: later + 1,
+    };
+    let (first, first_event) = test_change(&read, 2);
+    let caused = vec![(told(&host.id, 2), later), (told(&bob.id, 2), later)];
+    let written = games::write_change_alone(&store, first, first_event, None, caused.clone()).await;
+    assert!(written.unwrap());
+    let (late, late_event) = test_change(&read, 3);
+    let overtaken = vec![(told(&host.id, 2), later)];
+    let written = games::write_change_alone(&store, late, late_event, None, overtaken).await;
+    assert!(!written.unwrap(), "written over the change that came first");
+    let mut conn = store.acquire().await.unwrap();
+    let rows: Vec<(String, String, String, String, i64)> = sqlx::query_as(
+        "SELECT notification_id, player_id, kind, payload, next_at FROM notification_outbox \
+         WHERE game_id = $1 ORDER BY subscription_id",
+    )
+    .bind(read.id.to_string())
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    let expected = (
+        caused[0].0.id.to_string(),
+        host.id.clone(),
+        "your_turn".to_owned(),
+        r#"{"version":2}"#.to_owned(),
+        later,
+    );
+    assert_eq!(rows, [expected.clone(), expected]);
+}
+
 /// A change written alone whose event cannot be written (its number is
 /// taken) writes nothing, not even the row it wrote before the event, and
 /// the next change is written: on SQLite the writer's transaction is one
@@ -507,7 +582,7 @@ async fn a_change_written_alone_whose_event_fails_writes_nothing(db: Db) {
     let read = stored_test_game(&store, &host.id).await;
     let (first, first_event) = test_change(&read, 2);
     let write = |row: &games::GameRow, event: &events::EventRow| {
-        games::write_change_alone(&store, row.clone(), event.clone(), None)
+        games::write_change_alone(&store, row.clone(), event.clone(), None, Vec::new())
     };
     assert!(write(&first, &first_event).await.unwrap());
     let (second, mut second_event) = test_change(&first, 3);
@@ -613,6 +688,7 @@ async fn a_computer_player_removed_before_the_start_is_removed_after_a_day(db: D
 on_both_databases!(
     a_change_made_on_a_version_another_change_passed_writes_nothing,
     a_change_written_alone_whose_event_fails_writes_nothing,
+    a_change_written_alone_writes_its_notifications_only_with_the_change,
     a_worker_whose_connections_are_all_shelved_is_still_ready,
     a_locked_read_that_waited_for_a_finished_deal_gets_every_record,
     a_read_with_and_without_the_lock_gives_the_same_seats,

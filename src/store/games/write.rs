@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::GameRow;
 use super::records::{add_records, insert_records};
+use crate::store::notifications::{Notification, bind_outbox, outbox_insert};
 use crate::store::{Backend, Store, events, id_text, listen, now_micros};
 
 /// Stores a new game (its seats are added with [`add_seat`]).
@@ -74,25 +75,32 @@ pub async fn update(conn: &mut AnyConnection, game: &GameRow) -> Result<bool, sq
 /// The row is written only while it is still at `game.version - 1`, the
 /// version the change was made on: returns whether it was. Under the
 /// row's lock it always is; a change made on an unlocked read
-/// (src/http/change.rs) finds out here whether another came first, and
-/// then nothing is written.
+/// (src/app/change.rs) finds out here whether another came first, and
+/// then nothing is written, its notifications (`caused`, written to the
+/// outbox with the change) included.
 async fn update_announcing(
     conn: &mut AnyConnection,
     game: &GameRow,
     event: &events::EventRow,
     due_at: Option<i64>,
+    caused: &[(Notification, i64)],
 ) -> Result<bool, sqlx::Error> {
     let records = add_records(conn, game).await?;
-    let statement = concat!(
+    let mut statement = concat!(
         "WITH updated AS (",
         update_game!(),
         " AND version = $19 RETURNING id), appended AS (",
         "INSERT INTO ",
         events::event_columns!(),
-        " SELECT id, $10, $11, $12, $13, $14, $15, $16 FROM updated RETURNING seq) ",
-        "SELECT pg_notify($17, $18) FROM appended"
-    );
-    let query = bind_update(sqlx::query(statement), game, records);
+        " SELECT id, $10, $11, $12, $13, $14, $15, $16 FROM updated RETURNING seq)"
+    )
+    .to_owned();
+    if !caused.is_empty() {
+        let told = outbox_insert(caused.len(), 20);
+        statement += &format!(", told AS ({told} WHERE EXISTS (SELECT 1 FROM appended))");
+    }
+    statement += " SELECT pg_notify($17, $18) FROM appended";
+    let query = bind_update(sqlx::query(sqlx::AssertSqlSafe(statement)), game, records);
     // Read to the end: the statement commits on its own only after its row
     // is sent, so an answer taken at the row (`fetch_optional`) could
     // acknowledge a change whose commit then failed, the server shutting
@@ -100,9 +108,8 @@ async fn update_announcing(
     let announced = events::bind_fields(query, event)
         .bind(listen::CHANNEL)
         .bind(listen::payload(game.id, event.seq, due_at))
-        .bind(game.version - 1)
-        .fetch_all(conn)
-        .await?;
+        .bind(game.version - 1);
+    let announced = bind_outbox(announced, caused).fetch_all(conn).await?;
     Ok(!announced.is_empty())
 }
 
@@ -119,7 +126,7 @@ pub async fn write_change(
     due_at: Option<i64>,
 ) -> Result<bool, sqlx::Error> {
     match backend {
-        Backend::Postgres => update_announcing(conn, game, event, due_at).await,
+        Backend::Postgres => update_announcing(conn, game, event, due_at, &[]).await,
         Backend::Sqlite => {
             if !update(conn, game).await? {
                 return Ok(false);
@@ -138,19 +145,24 @@ pub async fn write_change(
 /// On Postgres that is [`update_announcing`]'s one statement. On SQLite
 /// the transaction is sent to the writer connection's thread as one
 /// message: `BEGIN IMMEDIATE`, the row's `UPDATE`, the event's `INSERT`
-/// (only if the `UPDATE` wrote the row) and `COMMIT`. Sent one by one,
+/// (only if the `UPDATE` wrote the row), the outbox's (only if the event's
+/// wrote its row) and `COMMIT`. Sent one by one,
 /// each statement's answer would wait for the request's HTTP worker to take
 /// it up and send the next, and the writer, which every write queues for,
 /// is held through all of it. The SQLite write runs to its end even if the
 /// request is dropped; on an error the connection is closed, which rolls
 /// back whatever the transaction began.
+///
+/// `caused`, the notifications the change causes, go to the outbox with
+/// it ([`crate::store::notifications::enqueue`]'s rows).
 pub async fn write_change_alone(
     store: &Store,
     game: GameRow,
     event: events::EventRow,
     due_at: Option<i64>,
+    caused: Vec<(Notification, i64)>,
 ) -> Result<bool, sqlx::Error> {
-    write_alone(store, None, game, event, due_at).await
+    write_alone(store, None, game, event, due_at, caused).await
 }
 
 /// [`write_change_alone`] for a change made on a game read on `read`: on
@@ -166,8 +178,9 @@ pub async fn write_change_read_on(
     game: GameRow,
     event: events::EventRow,
     due_at: Option<i64>,
+    caused: Vec<(Notification, i64)>,
 ) -> Result<bool, sqlx::Error> {
-    write_alone(store, Some(read), game, event, due_at).await
+    write_alone(store, Some(read), game, event, due_at, caused).await
 }
 
 async fn write_alone(
@@ -176,6 +189,7 @@ async fn write_alone(
     game: GameRow,
     event: events::EventRow,
     due_at: Option<i64>,
+    caused: Vec<(Notification, i64)>,
 ) -> Result<bool, sqlx::Error> {
     if game.deals_stored != Some(game.records.len() as i64) {
         return Err(sqlx::Error::Protocol(format!(
@@ -188,22 +202,32 @@ async fn write_alone(
             Some(conn) => conn,
             None => store.acquire().await?,
         };
-        return update_announcing(&mut conn, &game, &event, due_at).await;
+        return update_announcing(&mut conn, &game, &event, due_at, &caused).await;
     }
     drop(read);
     let mut conn = store.acquire_writer().await?;
     let write = async move {
-        let statement = concat!(
+        let mut statement = concat!(
             "BEGIN IMMEDIATE; ",
             update_game!(),
             " AND version = $10; INSERT INTO ",
             events::event_columns!(),
-            " SELECT $9, $11, $12, $13, $14, $15, $16, $17 WHERE changes() = 1 RETURNING seq; ",
-            "COMMIT"
-        );
-        let query =
-            bind_update(sqlx::query(statement), &game, game.records.len()).bind(game.version - 1);
-        let written = events::bind_fields(query, &event)
+            " SELECT $9, $11, $12, $13, $14, $15, $16, $17 WHERE changes() = 1 RETURNING seq; "
+        )
+        .to_owned();
+        if !caused.is_empty() {
+            // `changes()`: the rows the event's `INSERT` wrote.
+            let told = outbox_insert(caused.len(), 18);
+            statement += &format!("{told} WHERE changes() = 1; ");
+        }
+        statement += "COMMIT";
+        let query = bind_update(
+            sqlx::query(sqlx::AssertSqlSafe(statement)),
+            &game,
+            game.records.len(),
+        )
+        .bind(game.version - 1);
+        let written = bind_outbox(events::bind_fields(query, &event), &caused)
             .fetch_all(&mut *conn)
             .await;
         match written {
