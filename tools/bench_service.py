@@ -30,6 +30,15 @@ Sync after each request's statements (an empty pipeline), as sqlx's pool
 does when a connection is given back to it (its ping): the service's round
 trips to Postgres, without the service.
 
+With --split Postgres runs on cores of its own, as on a server of its
+own: the postmaster and every process it has started (and so every backend
+it starts later) on the first half of the machine's cores, the bench and
+everything it starts (the server, the load generator, pgbench) on the
+rest; both sides then measure how much of the database's cores a request
+takes, not also what the client spends beside it. Postgres must run on this
+machine, and the bench may set its processes' affinity (as root or as
+their user); it gives Postgres all the cores back on exit.
+
 Everything listens on 127.0.0.1 and is stopped and removed on exit.
 """
 
@@ -74,6 +83,64 @@ def proc_counts(pid):
         return ((int(fields[11]) + int(fields[12])) / TICK, int(fields[7]), switches)
     except (OSError, IndexError, ValueError):
         return None
+
+
+def parent(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def postgres_processes(admin_url):
+    """The postmaster of admin_url's server (the parent of its
+    checkpointer, which lives as long as it does) and its children."""
+    checkpointer = psql(admin_url, "SELECT pid FROM pg_stat_activity "
+                        "WHERE backend_type = 'checkpointer'")
+    try:
+        with open(f"/proc/{checkpointer}/cmdline") as f:
+            local = "checkpointer" in f.read()
+    except (OSError, ValueError):
+        local = False
+    if not local:
+        sys.exit("--split: Postgres does not run on this machine")
+    postmaster = parent(int(checkpointer))
+    children = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and parent(entry) == postmaster:
+                children.append(int(entry))
+        except OSError:
+            pass
+    return [postmaster] + children
+
+
+def set_affinity(pids, cores):
+    for pid in pids:
+        try:
+            os.sched_setaffinity(pid, cores)
+        except ProcessLookupError:
+            pass
+
+
+def split_cores(admin_url):
+    """--split: Postgres on the first half of this process's cores (at
+    least one), this process and all it starts on the rest. Returns what
+    undoes it."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        sys.exit("--split needs two cores or more")
+    ours, theirs = set(cores[len(cores) // 2:]), set(cores[:len(cores) // 2])
+    try:
+        set_affinity(postgres_processes(admin_url), theirs)
+    except PermissionError:
+        sys.exit("--split: may not set the affinity of Postgres's processes (run as root "
+                 "or as their user)")
+    os.sched_setaffinity(0, ours)
+    print(f"Postgres on cores {sorted(theirs)}, the rest on {sorted(ours)}", file=sys.stderr)
+
+    def undo():
+        set_affinity(postgres_processes(admin_url), set(cores))
+        os.sched_setaffinity(0, set(cores))
+    return undo
 
 
 def psql(url, sql):
@@ -352,6 +419,8 @@ def fmt(v, digits=0):
 
 def table(name, rows, args):
     spread = (f", {args.spread} tables a client" if args.spread > 1 else "")
+    if args.split and name == "postgres":
+        spread += ", Postgres on cores of its own"
     sides = ["pg", "ping"] if rows["ping_moves"] or rows["ping_reads"] else ["pg"]
     header = "| | service | pgbench, the service's statements | ratio |"
     if "ping" in sides:
@@ -409,6 +478,9 @@ def main():
     p.add_argument("--pgbench-dir", default=os.path.join(ROOT, "tools/pgbench"),
                    help="where move.sql and view.sql are (another build's statements)")
     p.add_argument("--json-out", help="also write every round's figures here, as JSON")
+    p.add_argument("--split", action="store_true",
+                   help="Postgres on half the cores, everything else on the other half "
+                        "(Postgres only; see above)")
     p.add_argument("--ping", action="store_true",
                    help="also run pgbench with the lone Sync sqlx's pool sends on giving a "
                         "connection back, after each request (Postgres only)")
@@ -424,9 +496,12 @@ def main():
                 dbname = f"kt_bench_{int(time.time())}_{os.getpid()}"
                 psql(server_url, f"CREATE DATABASE {dbname}")
                 db_url = server_url.rsplit("/", 1)[0] + "/" + dbname
+                undo = split_cores(server_url) if args.split else None
                 try:
                     rows = bench_backend("postgres", db_url, server_url, dbname, args, work)
                 finally:
+                    if undo:
+                        undo()
                     psql(server_url, f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
             elif backend == "sqlite":
                 rows = bench_backend("sqlite", f"sqlite:{work}/bench.db", None, None, args, work)
