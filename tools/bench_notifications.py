@@ -9,7 +9,7 @@ in TEST_DATABASE_URL) with a webhook receiver of its own on 127.0.0.1, then:
    plays the same tables in alternating rounds, first with no player
    subscribed, then with every person subscribed to a webhook at the
    receiver (each move that awaits the next person then writes its
-   notification to the outbox in the move's transaction, and the delivery
+   notification to the outbox in the move's own write, and the delivery
    job drops it, the person being at the game: the load generator reads the
    view before each move). Prints moves/s and the service's and Postgres's
    CPU ms per move;
