@@ -89,10 +89,10 @@ pub struct Change<'a> {
 /// ([`change_unlocked`]): on Postgres two round trips where the
 /// transaction takes four, and on SQLite the one writer is held only for
 /// the writes. A change that another one overtook, or that writes other
-/// rows than the game's own, its event and its notifications (a seat, a finished deal's
-/// record, a match's result), is made again in the transaction, on the
-/// game as it is then: `apply` may run twice, and only the run that is
-/// written counts.
+/// rows than the game's own, its event and its notifications (a seat, a
+/// finished deal's record, a match's result), is made again in the
+/// transaction, on the game as it is then: `apply` may run twice, and only
+/// the run that is written counts.
 ///
 /// # Errors
 /// The token's, the key's, the preconditions', the refusal of `apply`

@@ -102,9 +102,9 @@ pub async fn subscriptions_of(
     rows.iter().map(subscription).collect()
 }
 
-/// `$1, $2, … $n`.
-fn placeholders(n: usize) -> String {
-    (1..=n)
+/// `$a, $a+1, … $b-1` for the numbers `a..b`.
+fn placeholders(numbers: std::ops::Range<usize>) -> String {
+    numbers
         .map(|i| format!("${i}"))
         .collect::<Vec<_>>()
         .join(", ")
@@ -120,7 +120,7 @@ pub async fn subscriptions_by_id(
     }
     let statement = format!(
         "SELECT {SUBSCRIPTION_COLUMNS} FROM push_subscriptions WHERE id IN ({})",
-        placeholders(ids.len())
+        placeholders(1..ids.len() + 1)
     );
     let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
     for id in ids {
@@ -200,8 +200,7 @@ pub(crate) fn outbox_insert(count: usize, first: usize) -> String {
     let rows: Vec<String> = (0..count)
         .map(|i| {
             let at = first + i * OUTBOX_FIELDS;
-            let fields: Vec<String> = (at..at + OUTBOX_FIELDS).map(|n| format!("${n}")).collect();
-            format!("({})", fields.join(", "))
+            format!("({})", placeholders(at..at + OUTBOX_FIELDS))
         })
         .collect();
     // A `VALUES` list's columns are column1, column2, … on both databases.

@@ -146,10 +146,10 @@ pub async fn write_change(
 /// the transaction is sent to the writer connection's thread as one
 /// message: `BEGIN IMMEDIATE`, the row's `UPDATE`, the event's `INSERT`
 /// (only if the `UPDATE` wrote the row), the outbox's (only if the event's
-/// wrote its row) and `COMMIT`. Sent one by one,
-/// each statement's answer would wait for the request's HTTP worker to take
-/// it up and send the next, and the writer, which every write queues for,
-/// is held through all of it. The SQLite write runs to its end even if the
+/// wrote its row) and `COMMIT`. Sent one by one, each statement's answer
+/// would wait for the request's HTTP worker to take it up and send the
+/// next, and the writer, which every write queues for, is held through all
+/// of it. The SQLite write runs to its end even if the
 /// request is dropped; on an error the connection is closed, which rolls
 /// back whatever the transaction began.
 ///
