@@ -244,11 +244,11 @@ async fn table_with_three_computer_players(
     answer.body["id"].as_str().unwrap().to_owned()
 }
 
-/// Whether `view` awaits seat 0.
-fn awaits_seat_0(view: &Value) -> bool {
+/// Whether `view` awaits `seat`.
+fn awaits_seat(view: &Value, seat: u64) -> bool {
     view["awaiting"]["seats"]
         .as_array()
-        .is_some_and(|seats| seats.contains(&json!(0)))
+        .is_some_and(|seats| seats.contains(&json!(seat)))
 }
 
 /// The first move seat 0 may make (a card, trump, a deal).
@@ -258,7 +258,7 @@ fn first_move(view: &Value) -> Value {
 
 /// Plays seat 0's moves until the table waits for someone else.
 async fn play_while_awaited(app: &TestApp, id: &str, player: &Player, mut view: Value) {
-    while awaits_seat_0(&view) && view["status"] == "playing" {
+    while awaits_seat(&view, 0) && view["status"] == "playing" {
         let answer = app.play(id, player, first_move(&view)).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
         view = answer.body;
@@ -312,7 +312,7 @@ async fn a_player_alone_with_three_computer_players_gets_one_your_turn_per_turn(
         assert_eq!(payload["game_id"], id.as_str());
         let view = app.view(&id, &anne).await;
         // Nobody else can move while the table waits for Anne.
-        assert!(awaits_seat_0(&view), "{view}");
+        assert!(awaits_seat(&view, 0), "{view}");
         assert_eq!(view["version"], payload["version"]);
         assert_eq!(view["awaiting"]["action"], payload["action"]);
         turns += 1;
@@ -349,7 +349,7 @@ impl StreamViews {
                     .lock()
                     .unwrap()
                     .iter()
-                    .find(|v| v["version"].as_i64().unwrap() > version && awaits_seat_0(v))
+                    .find(|v| v["version"].as_i64().unwrap() > version && awaits_seat(v, 0))
                     .cloned();
                 if let Some(view) = found {
                     return view;
@@ -379,7 +379,7 @@ async fn no_your_turn_is_sent_while_the_player_holds_a_stream(db: Db) {
         // Held past the delay, so that the notification falls due.
         tokio::time::sleep(Duration::from_millis(600)).await;
         let mut view = view;
-        while awaits_seat_0(&view) {
+        while awaits_seat(&view, 0) {
             let answer = app.play(&id, &anne, first_move(&view)).await;
             assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
             view = answer.body;
@@ -418,7 +418,7 @@ async fn a_clock_low_comes_before_the_clock_runs_out(db: Db) {
     // The clock has not run out: the table still waits for Anne at the
     // version the notification names, and she is not away.
     let view = app.view(&id, &anne).await;
-    assert!(awaits_seat_0(&view), "{view}");
+    assert!(awaits_seat(&view, 0), "{view}");
     assert_eq!(view["version"], low["version"]);
     assert_eq!(view["seats"][0]["away"], false, "{view}");
     assert_eq!(view["awaiting"]["deadline"], low["deadline"], "{view}");
@@ -1016,13 +1016,6 @@ async fn the_seated_are_told_the_game_started_and_finished_but_not_who_caused_it
     assert_eq!((count("game_started"), count("game_finished")), (3, 3));
 }
 
-/// Whether `view` awaits seat 1.
-fn awaits_seat_1(view: &Value) -> bool {
-    view["awaiting"]["seats"]
-        .as_array()
-        .is_some_and(|seats| seats.contains(&json!(1)))
-}
-
 /// A person's move (without an `Idempotency-Key`, so written alone in one
 /// statement) that makes it another person's turn tells that person, once,
 /// at the version the move made; so does a computer player's move.
@@ -1052,11 +1045,11 @@ async fn a_persons_move_tells_the_next_person_once_that_it_is_their_turn(db: Db)
     while turns < 6 {
         assert!(Instant::now() < deadline, "Bob's turns did not come");
         let view = app.view(&id, &anne).await;
-        if awaits_seat_0(&view) {
+        if awaits_seat(&view, 0) {
             let answer = app.play(&id, &anne, first_move(&view)).await;
             assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-            after_anne = awaits_seat_1(&answer.body).then(|| answer.body["version"].clone());
-        } else if awaits_seat_1(&view) {
+            after_anne = awaits_seat(&answer.body, 1).then(|| answer.body["version"].clone());
+        } else if awaits_seat(&view, 1) {
             // Told before Bob reads the game: a read would drop the
             // notification still held.
             let all = receiver.more_than(turns).await;
@@ -1075,7 +1068,7 @@ async fn a_persons_move_tells_the_next_person_once_that_it_is_their_turn(db: Db)
             }
             turns += 1;
             let mut own = app.view(&id, &bob).await;
-            while awaits_seat_1(&own) && own["status"] == "playing" {
+            while awaits_seat(&own, 1) && own["status"] == "playing" {
                 let answer = app.play(&id, &bob, first_move(&own)).await;
                 assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
                 own = answer.body;
