@@ -72,12 +72,17 @@ def cpu_seconds(pid):
     return counts[0] if counts else None
 
 
+def stat_fields(pid):
+    """/proc/<pid>/stat's fields after the command's name (field 3 on)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
 def proc_counts(pid):
     """A live process's CPU seconds (utime + stime), minor page faults and
     context switches (voluntary and not), or None once it is gone."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
+        fields = stat_fields(pid)
         with open(f"/proc/{pid}/status") as f:
             switches = sum(int(line.split()[1]) for line in f if "ctxt_switches" in line)
         return ((int(fields[11]) + int(fields[12])) / TICK, int(fields[7]), switches)
@@ -86,8 +91,7 @@ def proc_counts(pid):
 
 
 def parent(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[1])
+    return int(stat_fields(pid)[1])
 
 
 def postgres_processes(admin_url):
