@@ -6,13 +6,14 @@ in TEST_DATABASE_URL) with a webhook receiver of its own on 127.0.0.1, then:
 
 1. a move's cost with notifications off and on: the load generator
    (examples/loadgen.rs, 4 people a table, GET view + POST move per move)
-   plays the same tables in alternating rounds, first with no player
-   subscribed, then with every person subscribed to a webhook at the
-   receiver (each move that awaits the next person then writes its
-   notification to the outbox in the move's own write, and the delivery
-   job drops it, the person being at the game: the load generator reads the
-   view before each move). Prints moves/s and the service's and Postgres's
-   CPU ms per move;
+   plays the same tables in alternating rounds (which goes first
+   alternates too), with no player subscribed and with every person
+   subscribed to a webhook at the receiver (each move that awaits the next
+   person then writes its notification to the outbox in the move's own
+   write, and the delivery job drops it, the person being at the game: the
+   load generator reads the view before each move; the players of tables
+   it makes during a round have no subscription). Prints moves/s and the
+   service's and Postgres's CPU ms per move;
 2. the outbox's throughput: ROWS notifications for 100 webhook subscribers
    written to the outbox at once, and the time until the last is delivered
    to the receiver (a threaded Python HTTP server, which answers 204).
@@ -130,16 +131,24 @@ def main():
             return (report["moves_per_s"], (cpu_seconds(server.pid) - cpu0) * 1000 / moves,
                     (postgres_cpu(database) - pg0) * 1000 / moves)
 
+        def subscribe(everyone):
+            """No subscription, or one webhook for every person so far."""
+            psql("DELETE FROM push_subscriptions", db_url)
+            if everyone:
+                psql("INSERT INTO push_subscriptions (id, player_id, kind, url, secret, created_at) "
+                     "SELECT gen_random_uuid()::text, id, 'webhook', "
+                     f"'http://127.0.0.1:{receiver_port}/hook/' || id, "
+                     "'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 0 FROM players WHERE bot_level IS NULL",
+                     db_url)
+
         round_(3)  # warm-up: makes the tables
         results = {"off": [], "on": []}
-        for _ in range(args.rounds):
-            psql("DELETE FROM push_subscriptions", db_url)
-            results["off"].append(round_(args.seconds))
-            psql("INSERT INTO push_subscriptions (id, player_id, kind, url, secret, created_at) "
-                 "SELECT gen_random_uuid()::text, id, 'webhook', "
-                 f"'http://127.0.0.1:{receiver_port}/hook/' || id, "
-                 "'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 0 FROM players WHERE bot_level IS NULL", db_url)
-            results["on"].append(round_(args.seconds))
+        for i in range(args.rounds):
+            # Which goes first alternates, so a drift in the machine's load
+            # does not favour one.
+            for mode in ("off", "on") if i % 2 == 0 else ("on", "off"):
+                subscribe(mode == "on")
+                results[mode].append(round_(args.seconds))
         for mode in ("off", "on"):
             rows = sorted(results[mode])
             mid = rows[len(rows) // 2]
