@@ -7,26 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-: "${TEST_DATABASE_URL:?set TEST_DATABASE_URL to a Postgres server URL}"
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source tests/support/instances.sh
+fresh_database kt_proxy
+# nginx too is stopped on exit.
+trap '[ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; cleanup' EXIT
 
-# The same build command as deploy/Dockerfile.
-cargo build --release --locked
-binary=target/release/kaarttafel
-
-database="kt_proxy_$(date +%s)_$$"
-psql "$TEST_DATABASE_URL" -qc "CREATE DATABASE $database"
-db_url="${TEST_DATABASE_URL%/*}/$database"
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port_a=$(free_port); port_b=$(free_port); port_proxy=$(free_port)
 # Each instance's /metrics on an address of its own (METRICS_ADDR).
 declare -A metrics_port=([$port_a]=$(free_port) [$port_b]=$(free_port))
@@ -35,19 +20,10 @@ declare -A metrics_port=([$port_a]=$(free_port) [$port_b]=$(free_port))
 # several workers (WORKERS=4, whatever the cores), so the SIGTERM check in
 # play.py covers workers stopping one by one while others still serve.
 for port in "$port_a" "$port_b"; do
-    DATABASE_URL="$db_url" PORT="$port" METRICS_ADDR="127.0.0.1:${metrics_port[$port]}" \
-        PATH_PREFIX=/cards TRUSTED_PROXIES=127.0.0.1 RATE_LIMITS=off \
-        JWT_SECRET=ci-proxy-secret-0123456789abcdef0123 SHUTDOWN_TIMEOUT=10 LOG_FORMAT=json WORKERS=4 \
-        "$binary" >"$work/instance-$port.log" 2>&1 &
-    pids+=("$!")
+    METRICS_ADDR="127.0.0.1:${metrics_port[$port]}" PATH_PREFIX=/cards TRUSTED_PROXIES=127.0.0.1 \
+        JWT_SECRET=ci-proxy-secret-0123456789abcdef0123 WORKERS=4 start_instance "$port"
 done
-for port in "$port_a" "$port_b"; do
-    for _ in $(seq 100); do
-        curl -sf "http://127.0.0.1:$port/cards/readyz" >/dev/null && break
-        sleep 0.1
-    done
-    curl -sf "http://127.0.0.1:$port/cards/readyz" >/dev/null || { cat "$work"/instance-*.log; exit 1; }
-done
+ready_path=/cards/readyz wait_ready "$port_a" "$port_b"
 
 # deploy/nginx.conf with the upstream pointed at the two local instances.
 tests/proxy/nginx_conf.sh "$port_a" "$port_b" "$port_proxy" "$work" >"$work/nginx.conf"
@@ -77,4 +53,3 @@ if kill -0 "${pids[0]}" 2>/dev/null; then
     echo "the first instance did not stop after SIGTERM"; exit 1
 fi
 wait "${pids[0]}" && echo "first instance exited 0 after SIGTERM" || { echo "first instance exited non-zero"; exit 1; }
-psql "$TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" || true
