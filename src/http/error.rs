@@ -226,48 +226,48 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let ApiError::App(Error::Internal(cause)) = self {
-            tracing::error!(%cause, "request failed");
-        }
-        if let ApiError::App(Error::DatabaseUnavailable(cause)) = self {
-            tracing::warn!(%cause, "database unavailable");
-        }
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
-        if let ApiError::RateLimited {
-            policy,
-            quota,
-            window,
-            retry_after,
-        } = self
-        {
-            let (policy, state) = rate_limit_headers(policy, *quota, *window, *retry_after);
-            response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
-            response.insert_header(("RateLimit-Policy", policy));
-            response.insert_header(("RateLimit", state));
-        }
-        if let ApiError::RequestTimeout(_) = self {
-            response.insert_header((header::CONNECTION, HeaderValue::from_static("close")));
-        }
-        if let ApiError::MethodNotAllowed(allow) = self
-            && let Ok(value) = HeaderValue::from_str(allow)
-        {
-            response.insert_header((header::ALLOW, value));
-        }
-        if let ApiError::App(Error::DatabaseUnavailable(_)) = self {
-            response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS.to_string()));
-        }
-        if let ApiError::App(Error::Token(error)) = self {
-            let challenge = match error {
-                TokenError::Missing => "Bearer".to_owned(),
-                other => format!("Bearer error=\"invalid_token\", error_description=\"{other}\""),
-            };
-            if let Ok(value) = HeaderValue::from_str(&challenge) {
-                response.insert_header((header::WWW_AUTHENTICATE, value));
+        match self {
+            ApiError::App(Error::Internal(cause)) => tracing::error!(%cause, "request failed"),
+            ApiError::App(Error::DatabaseUnavailable(cause)) => {
+                tracing::warn!(%cause, "database unavailable");
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS.to_string()));
             }
+            ApiError::App(Error::Token(error)) => {
+                let challenge = match error {
+                    TokenError::Missing => "Bearer".to_owned(),
+                    other => {
+                        format!("Bearer error=\"invalid_token\", error_description=\"{other}\"")
+                    }
+                };
+                if let Ok(value) = HeaderValue::from_str(&challenge) {
+                    response.insert_header((header::WWW_AUTHENTICATE, value));
+                }
+            }
+            ApiError::RateLimited {
+                policy,
+                quota,
+                window,
+                retry_after,
+            } => {
+                let (policy, state) = rate_limit_headers(policy, *quota, *window, *retry_after);
+                response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
+                response.insert_header(("RateLimit-Policy", policy));
+                response.insert_header(("RateLimit", state));
+            }
+            ApiError::RequestTimeout(_) => {
+                response.insert_header((header::CONNECTION, HeaderValue::from_static("close")));
+            }
+            ApiError::MethodNotAllowed(allow) => {
+                if let Ok(value) = HeaderValue::from_str(allow) {
+                    response.insert_header((header::ALLOW, value));
+                }
+            }
+            _ => {}
         }
         response.body(serde_json::to_string(&self.problem()).unwrap_or_default())
     }

@@ -102,7 +102,7 @@ impl Stream {
 /// The last event of a stream whose token no longer holds: `signed_out`,
 /// with the problem a request with that token now gets.
 fn signed_out(refused: &crate::auth::TokenError) -> Bytes {
-    let problem = ApiError::from(Error::Token(*refused)).problem();
+    let problem = ApiError::from(*refused).problem();
     let data = serde_json::to_string(&problem).unwrap_or_else(|_| "{}".into());
     Bytes::from(format!("event: signed_out\ndata: {data}\n\n"))
 }
