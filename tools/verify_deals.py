@@ -237,12 +237,33 @@ class Checker:
                 self.fail(f"view: last_round {last['round']} differs from the log")
 
 
-def fetch(url, token, game):
+def getter(url, token):
+    """A function that GETs a path of the API at `url` with `token`, as JSON."""
     def get(path):
         request = urllib.request.Request(url.rstrip("/") + path, headers={"Authorization": f"Bearer {token}"})
         with urllib.request.urlopen(request) as answer:
             return json.load(answer)
 
+    return get
+
+
+def saved_or_fetched(parser, args, fetch, what, also=""):
+    """What --file holds, or else what fetch(get) reads from --url with
+    --token, given --{what} too; written to --save when asked."""
+    if args.file:
+        with open(args.file) as f:
+            saved = json.load(f)
+    elif args.url and args.token and getattr(args, what):
+        saved = fetch(getter(args.url, args.token))
+    else:
+        parser.error(f"give --file, or --url, --token and --{what}{also}")
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(saved, f)
+    return saved
+
+
+def fetch(get, game):
     view, events, after = get(f"/v1/games/{game}"), [], 0
     while True:
         page = get(f"/v1/games/{game}/events?after={after}&limit=500")
@@ -260,16 +281,7 @@ def main():
     parser.add_argument("--game")
     parser.add_argument("--save")
     args = parser.parse_args()
-    if args.file:
-        with open(args.file) as f:
-            saved = json.load(f)
-    elif args.url and args.token and args.game:
-        saved = fetch(args.url, args.token, args.game)
-    else:
-        parser.error("give --file, or --url, --token and --game")
-    if args.save:
-        with open(args.save, "w") as f:
-            json.dump(saved, f)
+    saved = saved_or_fetched(parser, args, lambda get: fetch(get, args.game), "game")
     try:
         ok = Checker(saved["view"], saved["events"]).run()
     except (KeyError, ValueError, TypeError) as error:

@@ -19,13 +19,13 @@ draw. A saved file is {"event": <GET /v1/events/{id}>, "tables":
 """
 
 import argparse
-import json
 import os
 import sys
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verify_deals import Stream, deck_order, hash_steps, klaverjassen_hands, message_prefix  # noqa: E402
+from verify_deals import (  # noqa: E402
+    Stream, deck_order, hash_steps, klaverjassen_hands, message_prefix, saved_or_fetched,
+)
 
 DRAW = 3
 
@@ -125,12 +125,7 @@ def check(event, tables):
     return failures
 
 
-def fetch(url, token, event_id):
-    def get(path):
-        request = urllib.request.Request(url.rstrip("/") + path, headers={"Authorization": f"Bearer {token}"})
-        with urllib.request.urlopen(request) as answer:
-            return json.load(answer)
-
+def fetch(get, event_id):
     event = get(f"/v1/events/{event_id}")
     tables = {
         t["game_id"]: get(f"/v1/games/{t['game_id']}")
@@ -157,16 +152,8 @@ def main():
             shown = "  ".join(f"{t[0] + 1}+{t[2] + 1} v {t[1] + 1}+{t[3] + 1}" for t in tables)
             print(f"round {r + 1}: {shown}")
         return
-    if args.file:
-        with open(args.file) as f:
-            saved = json.load(f)
-    elif args.url and args.token and args.event:
-        saved = fetch(args.url, args.token, args.event)
-    else:
-        parser.error("give --file, or --url, --token and --event, or --draw")
-    if args.save:
-        with open(args.save, "w") as f:
-            json.dump(saved, f)
+    saved = saved_or_fetched(parser, args, lambda get: fetch(get, args.event), "event",
+                             also=", or --draw")
     try:
         failures = check(saved["event"], saved["tables"])
     except (KeyError, ValueError, TypeError) as error:
