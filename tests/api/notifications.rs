@@ -226,18 +226,32 @@ async fn table_with_three_computer_players(
     player: &Player,
     options: Value,
 ) -> String {
+    table_with_computer_players(app, player, options, &[1, 2, 3]).await
+}
+
+/// A Klaverjassen table of `player` (seat 0) with `basic` computer players,
+/// moving at once, in `bots`' seats, whose first dealer is seat 3, and
+/// `options` besides; its id.
+async fn table_with_computer_players(
+    app: &TestApp,
+    player: &Player,
+    options: Value,
+    bots: &[u64],
+) -> String {
     let mut all = json!({"first_dealer": 3, "bot_delay_ms": 0});
     all.as_object_mut()
         .unwrap()
         .extend(options.as_object().unwrap().clone());
+    let bots: Vec<Value> = bots
+        .iter()
+        .map(|seat| json!({"seat": seat, "level": "basic"}))
+        .collect();
     let answer = app
         .send(
             Method::POST,
             "/v1/games",
             Some(&player.token),
-            Some(json!({"game": "klaverjassen", "options": all,
-                   "bots": [{"seat": 1, "level": "basic"}, {"seat": 2, "level": "basic"},
-                            {"seat": 3, "level": "basic"}]})),
+            Some(json!({"game": "klaverjassen", "options": all, "bots": bots})),
         )
         .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
@@ -1031,18 +1045,7 @@ async fn a_persons_move_tells_the_next_person_once_that_it_is_their_turn(db: Db)
     let anne = app.player("Anne").await;
     let bob = app.player("Bob").await;
     let secret = webhook(&app, &bob, &receiver).await;
-    let answer = app
-        .send(
-            Method::POST,
-            "/v1/games",
-            Some(&anne.token),
-            Some(json!({"game": "klaverjassen",
-                        "options": {"first_dealer": 3, "bot_delay_ms": 0},
-                        "bots": [{"seat": 2, "level": "basic"}, {"seat": 3, "level": "basic"}]})),
-        )
-        .await;
-    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
-    let id = answer.body["id"].as_str().unwrap().to_owned();
+    let id = table_with_computer_players(&app, &anne, json!({}), &[2, 3]).await;
     app.seat_the_rest(&id, &[anne.clone(), bob.clone()]).await;
     // Bob's turns so far, and the version of Anne's last move when it made
     // it Bob's turn.
