@@ -58,10 +58,10 @@ pub(super) fn postgres_pool_options(
         .after_connect(move |conn, _| {
             let primary = checked.upgrade();
             Box::pin(async move {
-                match primary {
-                    Some(primary) => primary.check_new(conn).await,
-                    None => Ok(()),
+                if let Some(primary) = primary {
+                    primary.check_new(conn).await?;
                 }
+                keep_heap(conn).await
             })
         })
         .before_acquire(move |conn, meta| {
@@ -75,6 +75,26 @@ pub(super) fn postgres_pool_options(
                 ping_if_idle(conn, meta).await
             })
         })
+}
+
+/// Has a new connection's backend keep the heap it frees, as a backend
+/// that once freed a large block does.
+///
+/// glibc's malloc gives the free top of a process's heap back to the
+/// kernel once it passes the trim threshold, 128 KiB at first. A game's
+/// read frees more than that at the end of its statement, so a backend at
+/// that threshold gives the pages back after every read and faults them in
+/// again, zeroed, on the next. Freeing a block too large for the heap
+/// (mmapped) raises the threshold to twice its size for the life of the
+/// process (mallopt(3), `M_MMAP_THRESHOLD`): whether a backend has done
+/// so depends on what it happened to run. This statement frees one
+/// of 1 MiB, so every backend of ours keeps up to 2 MiB of freed heap
+/// (docs/performance.md).
+async fn keep_heap(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT length(repeat('x', 1048576))")
+        .execute(conn)
+        .await
+        .map(drop)
 }
 
 /// A pooled connection idle for [`PING_IDLE_AFTER`] or longer is pinged
