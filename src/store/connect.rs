@@ -89,9 +89,11 @@ pub(super) fn postgres_pool_options(
 /// process (mallopt(3), `M_MMAP_THRESHOLD`): whether a backend has done
 /// so depends on what it happened to run. This statement frees one
 /// of 1 MiB, so every backend of ours keeps up to 2 MiB of freed heap
-/// (docs/performance.md).
+/// (docs/performance.md). Run once, so not kept in the connection's
+/// statement cache.
 async fn keep_heap(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT length(repeat('x', 1048576))")
+        .persistent(false)
         .execute(conn)
         .await
         .map(drop)

@@ -190,7 +190,13 @@ impl Primary {
     /// points it once the search found the server that takes writes.
     pub(super) async fn check_new(&self, conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
         let takes = match check_sql(self.url.target) {
-            Some(sql) => sqlx::query_scalar::<_, bool>(sql).fetch_one(conn).await?,
+            // Once a connection: not kept in its statement cache.
+            Some(sql) => {
+                sqlx::query_scalar::<_, bool>(sql)
+                    .persistent(false)
+                    .fetch_one(conn)
+                    .await?
+            }
             None => true,
         };
         if takes {
