@@ -82,6 +82,7 @@ async fn start_server(dir: &std::path::Path) -> Server {
         cors_allowed_origins: Vec::new(),
         workers: 2,
         db_acquire_timeout: Duration::from_secs(5),
+        db_max_connections: kaarttafel::config::DEFAULT_DB_MAX_CONNECTIONS,
         request_body_timeout: Duration::from_secs(10),
         rate_limits: RateLimits::off(),
         bot_move: Duration::ZERO,

@@ -87,6 +87,10 @@ pub struct Settings {
     /// How long a request waits for a database connection, opening one
     /// included, before it answers 503 (`DB_ACQUIRE_TIMEOUT_MS`, default 2 s).
     pub db_acquire_timeout: Duration,
+    /// Postgres connections an instance's HTTP workers share out between
+    /// them (`DB_MAX_CONNECTIONS`, default 16, 2 to 1000); each worker has
+    /// at least 2, and the scheduler and clean-up 4 of their own.
+    pub db_max_connections: u32,
     /// How long a request body may take to arrive after its headers
     /// (`REQUEST_BODY_TIMEOUT`, seconds, default 10); then 408.
     pub request_body_timeout: Duration,
@@ -214,6 +218,8 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The default wait for a database connection before a 503.
 pub const DEFAULT_DB_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The default count of Postgres connections the HTTP workers share.
+pub const DEFAULT_DB_MAX_CONNECTIONS: u32 = 16;
 /// The default time a request body may take to arrive.
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default time a computer player has for a move: above the strong
@@ -440,6 +446,18 @@ impl Settings {
             },
             None => DEFAULT_DB_ACQUIRE_TIMEOUT,
         };
+        let db_max_connections = match get("DB_MAX_CONNECTIONS") {
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(n) if (2..=1000).contains(&n) => n,
+                _ => {
+                    return Err(invalid(
+                        "DB_MAX_CONNECTIONS",
+                        format!("`{v}` is not a number of connections between 2 and 1000"),
+                    ));
+                }
+            },
+            None => DEFAULT_DB_MAX_CONNECTIONS,
+        };
         let request_body_timeout = match get("REQUEST_BODY_TIMEOUT") {
             Some(v) => match v.trim().parse::<u64>() {
                 Ok(secs) if (1..=300).contains(&secs) => Duration::from_secs(secs),
@@ -513,6 +531,7 @@ impl Settings {
             cors_allowed_origins,
             workers,
             db_acquire_timeout,
+            db_max_connections,
             request_body_timeout,
             rate_limits,
             bot_move,

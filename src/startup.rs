@@ -174,7 +174,9 @@ impl Application {
         settings: &Settings,
         clock: Arc<dyn crate::clock::Clock>,
     ) -> Result<Application, StartError> {
-        let store = Store::connect(&settings.database, settings.db_acquire_timeout).await?;
+        let store = Store::connect(&settings.database, settings.db_acquire_timeout)
+            .await?
+            .with_worker_connections(settings.db_max_connections);
         let secret = match &settings.jwt_secret {
             Some(secret) => secret.clone(),
             None => {

@@ -18,8 +18,20 @@ fn defaults_run_on_the_embedded_database() {
     assert_eq!(s.jwt_secret, None);
     assert_eq!(s.token_ttl, DEFAULT_TOKEN_TTL);
     assert_eq!(s.db_acquire_timeout, Duration::from_secs(2));
+    assert_eq!(s.db_max_connections, 16);
     assert_eq!(s.bot_move, Duration::from_millis(400));
     assert_eq!(s.bot_trump, Duration::from_millis(1500));
+}
+
+#[test]
+fn the_postgres_connections_of_the_http_workers_are_read_and_refused_out_of_range() {
+    let s = settings(&[("DB_MAX_CONNECTIONS", "40")]).unwrap();
+    assert_eq!(s.db_max_connections, 40);
+    for bad in ["0", "1", "1001", "many"] {
+        let error = settings(&[("DB_MAX_CONNECTIONS", bad)]).unwrap_err();
+        assert_eq!(error.variable, "DB_MAX_CONNECTIONS", "{bad}");
+        assert!(error.to_string().contains("between 2 and 1000"), "{error}");
+    }
 }
 
 #[test]

@@ -194,6 +194,7 @@ impl Store {
             WorkerPools {
                 primary,
                 acquire_timeout,
+                connections: crate::config::DEFAULT_DB_MAX_CONNECTIONS,
                 opened: pools,
             }
         });

@@ -77,16 +77,22 @@ pub struct Store {
 struct WorkerPools {
     primary: Arc<primary::Primary>,
     acquire_timeout: Duration,
+    /// Connections all HTTP workers share out between them.
+    connections: u32,
     /// The main runtime's pool first, then each worker's.
     opened: Arc<Mutex<Vec<AnyPool>>>,
 }
 
-/// Postgres connections all HTTP workers share out between them (each
-/// worker at least [`MIN_WORKER_CONNECTIONS`]).
-const WORKER_CONNECTIONS: u32 = 16;
-
 /// The fewest Postgres connections one HTTP worker gets.
 const MIN_WORKER_CONNECTIONS: u32 = 2;
+
+/// One worker's pool size when `workers` share `connections`: an even
+/// share, rounded up, at least [`MIN_WORKER_CONNECTIONS`].
+fn worker_share(connections: u32, workers: u32) -> u32 {
+    connections
+        .div_ceil(workers.max(1))
+        .max(MIN_WORKER_CONNECTIONS)
+}
 
 impl Store {
     /// This store for one of `workers` HTTP workers, called on that
@@ -96,18 +102,17 @@ impl Store {
     /// that opened it, which reads it only when its thread is free: a
     /// connection opened by one worker and used by another would wait for
     /// the first worker's other work, and break when that worker stops
-    /// first at a graceful stop. The workers share [`WORKER_CONNECTIONS`]
-    /// (at least [`MIN_WORKER_CONNECTIONS`] each). On SQLite every
+    /// first at a graceful stop. The workers share the store's connections
+    /// ([`Store::with_worker_connections`], at least
+    /// [`MIN_WORKER_CONNECTIONS`] each). On SQLite every
     /// connection runs on a thread of its own anyway, and writers must
     /// share the one writer: the same pools serve every worker.
     pub fn for_worker(&self, workers: usize) -> Store {
         let Some(recipe) = &self.worker_pools else {
             return self.clone();
         };
-        let workers = u32::try_from(workers.max(1)).unwrap_or(u32::MAX);
-        let max = WORKER_CONNECTIONS
-            .div_ceil(workers)
-            .max(MIN_WORKER_CONNECTIONS);
+        let workers = u32::try_from(workers).unwrap_or(u32::MAX);
+        let max = worker_share(recipe.connections, workers);
         let pool = connect::postgres_pool_options(&recipe.primary, max, recipe.acquire_timeout)
             .connect_lazy_with(recipe.primary.options());
         recipe.primary.adopt(&pool);
@@ -115,6 +120,16 @@ impl Store {
             pool,
             ..self.clone()
         }
+    }
+
+    /// This store with its HTTP workers sharing `connections` Postgres
+    /// connections (`DB_MAX_CONNECTIONS`); call it before
+    /// [`Store::for_worker`]. Nothing changes on SQLite.
+    pub fn with_worker_connections(mut self, connections: u32) -> Store {
+        if let Some(recipe) = &mut self.worker_pools {
+            recipe.connections = connections;
+        }
+        self
     }
 
     /// Open and idle connections over every pool of the process.
@@ -310,4 +325,19 @@ pub fn id_text(id: Uuid) -> String {
 /// Now, as Unix microseconds (the schema's time format).
 pub fn now_micros() -> i64 {
     chrono::Utc::now().timestamp_micros()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workers_share_the_connections_each_with_at_least_two() {
+        assert_eq!(worker_share(16, 2), 8);
+        assert_eq!(worker_share(16, 3), 6);
+        assert_eq!(worker_share(4, 4), 2);
+        assert_eq!(worker_share(2, 16), 2);
+        assert_eq!(worker_share(100, 1), 100);
+        assert_eq!(worker_share(16, 0), 16);
+    }
 }

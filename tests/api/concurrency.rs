@@ -4,7 +4,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::on_both_databases;
-use crate::support::{Answer, Db, Player, TestApp};
+use crate::support::{Answer, Db, Player, TestApp, fresh_database, postgres_url, settings};
 
 /// A full Klaverjassen table, and the answers to sixteen parallel
 /// `choose_trump` moves of the seat that names trump (with the version
@@ -413,3 +413,36 @@ on_both_databases!(
     a_retry_spelt_with_percent_escapes_is_the_same_request,
     parallel_retries_with_one_key_make_one_change_and_never_fail,
 );
+
+/// `DB_MAX_CONNECTIONS` bounds the Postgres connections an instance's HTTP
+/// workers open, however many requests come at once: each of two workers
+/// gets 2 here, and the scheduler and clean-up 4 of their own. (SQLite
+/// keeps its own reader pool and one writer.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_workers_open_at_most_db_max_connections() {
+    if postgres_url().is_err() {
+        return;
+    }
+    let (database, scratch) = fresh_database(Db::Postgres).await;
+    let mut settings = settings(database);
+    settings.workers = 2;
+    settings.db_max_connections = 4;
+    let app = TestApp::start(settings, scratch).await;
+    let anne = app.player("Anne").await;
+    let id = app.table(&anne, "klaverjassen", json!({})).await;
+    let path = format!("/v1/games/{id}");
+    for _ in 0..5 {
+        let reads = (0..32).map(|_| app.send(Method::GET, &path, Some(&anne.token), None));
+        for answer in futures_util::future::join_all(reads).await {
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        }
+    }
+    let metrics = app.metrics().await;
+    let open: f64 = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("kaarttafel_db_pool_connections "))
+        .expect("the pool gauge")
+        .parse()
+        .unwrap();
+    assert!(open <= 8.0, "{open} connections open: {metrics}");
+}

@@ -269,6 +269,7 @@ pub fn settings(database: Database) -> Settings {
         cors_allowed_origins: vec!["https://app.example".into()],
         workers: 2,
         db_acquire_timeout: Duration::from_secs(2),
+        db_max_connections: kaarttafel::config::DEFAULT_DB_MAX_CONNECTIONS,
         request_body_timeout: Duration::from_secs(10),
         // The suites make many requests from one address; the limits have
         // tests of their own (tests/api/limits.rs).
