@@ -378,30 +378,10 @@ impl Settings {
                 prefix
             }
         };
-        let shutdown_timeout = match get("SHUTDOWN_TIMEOUT") {
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(secs) if secs <= 3600 => Duration::from_secs(secs),
-                _ => {
-                    return Err(invalid(
-                        "SHUTDOWN_TIMEOUT",
-                        format!("`{v}` is not a number of seconds between 0 and 3600"),
-                    ));
-                }
-            },
-            None => DEFAULT_SHUTDOWN_TIMEOUT,
-        };
-        let sse_keep_alive = match get("SSE_KEEP_ALIVE") {
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(secs) if (1..=300).contains(&secs) => Duration::from_secs(secs),
-                _ => {
-                    return Err(invalid(
-                        "SSE_KEEP_ALIVE",
-                        format!("`{v}` is not a number of seconds between 1 and 300"),
-                    ));
-                }
-            },
-            None => DEFAULT_SSE_KEEP_ALIVE,
-        };
+        let shutdown_timeout = number(get, "SHUTDOWN_TIMEOUT", 0..=3600, "seconds")?
+            .map_or(DEFAULT_SHUTDOWN_TIMEOUT, Duration::from_secs);
+        let sse_keep_alive = number(get, "SSE_KEEP_ALIVE", 1..=300, "seconds")?
+            .map_or(DEFAULT_SSE_KEEP_ALIVE, Duration::from_secs);
         let cors_allowed_origins = match get("CORS_ALLOWED_ORIGINS") {
             None => Vec::new(),
             Some(list) => list
@@ -422,63 +402,18 @@ impl Settings {
                 })
                 .collect::<Result<_, _>>()?,
         };
-        let workers = match get("WORKERS") {
-            Some(v) => match v.trim().parse::<usize>() {
-                Ok(n) if (1..=1024).contains(&n) => n,
-                _ => {
-                    return Err(invalid(
-                        "WORKERS",
-                        format!("`{v}` is not a number of worker threads between 1 and 1024"),
-                    ));
-                }
-            },
-            None => default_workers(),
-        };
-        let db_acquire_timeout = match get("DB_ACQUIRE_TIMEOUT_MS") {
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(ms) if (100..=60_000).contains(&ms) => Duration::from_millis(ms),
-                _ => {
-                    return Err(invalid(
-                        "DB_ACQUIRE_TIMEOUT_MS",
-                        format!("`{v}` is not a number of milliseconds between 100 and 60000"),
-                    ));
-                }
-            },
-            None => DEFAULT_DB_ACQUIRE_TIMEOUT,
-        };
-        let db_max_connections = match get("DB_MAX_CONNECTIONS") {
-            Some(v) => match v.trim().parse::<u32>() {
-                Ok(n) if (2..=1000).contains(&n) => n,
-                _ => {
-                    return Err(invalid(
-                        "DB_MAX_CONNECTIONS",
-                        format!("`{v}` is not a number of connections between 2 and 1000"),
-                    ));
-                }
-            },
-            None => DEFAULT_DB_MAX_CONNECTIONS,
-        };
-        let request_body_timeout = match get("REQUEST_BODY_TIMEOUT") {
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(secs) if (1..=300).contains(&secs) => Duration::from_secs(secs),
-                _ => {
-                    return Err(invalid(
-                        "REQUEST_BODY_TIMEOUT",
-                        format!("`{v}` is not a number of seconds between 1 and 300"),
-                    ));
-                }
-            },
-            None => DEFAULT_REQUEST_BODY_TIMEOUT,
-        };
-        let bot_time = |variable: &'static str, default: Duration| match get(variable) {
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(ms) if ms <= 10_000 => Ok(Duration::from_millis(ms)),
-                _ => Err(invalid(
-                    variable,
-                    format!("`{v}` is not a number of milliseconds between 0 and 10000"),
-                )),
-            },
-            None => Ok(default),
+        let workers =
+            number(get, "WORKERS", 1..=1024, "worker threads")?.unwrap_or_else(default_workers);
+        let db_acquire_timeout =
+            number(get, "DB_ACQUIRE_TIMEOUT_MS", 100..=60_000, "milliseconds")?
+                .map_or(DEFAULT_DB_ACQUIRE_TIMEOUT, Duration::from_millis);
+        let db_max_connections = number(get, "DB_MAX_CONNECTIONS", 2..=1000, "connections")?
+            .unwrap_or(DEFAULT_DB_MAX_CONNECTIONS);
+        let request_body_timeout = number(get, "REQUEST_BODY_TIMEOUT", 1..=300, "seconds")?
+            .map_or(DEFAULT_REQUEST_BODY_TIMEOUT, Duration::from_secs);
+        let bot_time = |variable: &'static str, default: Duration| {
+            Ok(number(get, variable, 0..=10_000, "milliseconds")?
+                .map_or(default, Duration::from_millis))
         };
         let bot_move = bot_time("BOT_MOVE_MS", DEFAULT_BOT_MOVE)?;
         let bot_trump = bot_time("BOT_TRUMP_MS", DEFAULT_BOT_TRUMP)?;
@@ -547,6 +482,33 @@ impl Settings {
 /// (only a scraper on the same host, or given its own address, reaches it).
 pub const DEFAULT_METRICS_ADDR: std::net::SocketAddr =
     std::net::SocketAddr::new(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 9464);
+
+/// `variable` read through `get` as a whole number in `range` (`unit` says
+/// what it counts, in the error naming the variable); `None` when unset.
+fn number<T>(
+    get: impl Fn(&str) -> Option<String>,
+    variable: &'static str,
+    range: std::ops::RangeInclusive<T>,
+    unit: &str,
+) -> Result<Option<T>, ConfigError>
+where
+    T: std::str::FromStr + PartialOrd + fmt::Display,
+{
+    let Some(v) = get(variable) else {
+        return Ok(None);
+    };
+    match v.trim().parse::<T>() {
+        Ok(n) if range.contains(&n) => Ok(Some(n)),
+        _ => Err(ConfigError {
+            variable,
+            reason: format!(
+                "`{v}` is not a number of {unit} between {} and {}",
+                range.start(),
+                range.end()
+            ),
+        }),
+    }
+}
 
 /// The default worker count: one per core the process may use.
 pub fn default_workers() -> usize {
