@@ -28,19 +28,10 @@ async fn store_of(app: &TestApp) -> Store {
         .expect("connect to the app's database")
 }
 
-/// The value of the metric line that starts with `series`, 0 when absent.
-async fn metric(app: &TestApp, series: &str) -> f64 {
-    app.metrics()
-        .await
-        .lines()
-        .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
-        .unwrap_or(0.0)
-}
-
 /// Waits until this instance has run the cleanup job `runs` times.
 async fn runs_reach(app: &TestApp, runs: f64) {
     for _ in 0..600 {
-        if metric(app, "kaarttafel_cleanup_runs_total ").await >= runs {
+        if app.metric("kaarttafel_cleanup_runs_total ").await >= runs {
             return;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -189,20 +180,15 @@ async fn a_guest_with_no_game_is_removed_once_every_token_it_held_expired(db: Db
         .send(Method::GET, "/v1/players/me", Some(&active.token), None)
         .await;
     assert_eq!(me.status, StatusCode::OK);
-    let removed_before = metric(
-        &app,
-        "kaarttafel_cleanup_rows_total{kind=\"guest_players\"}",
-    )
-    .await;
+    let removed_before = app
+        .metric("kaarttafel_cleanup_rows_total{kind=\"guest_players\"}")
+        .await;
     assert_eq!(removed_before, 0.0, "nobody is idle long enough yet");
     clock.advance(14.0 * HOUR);
     runs_reach(&app, 3.0).await;
     assert_eq!(
-        metric(
-            &app,
-            "kaarttafel_cleanup_rows_total{kind=\"guest_players\"}"
-        )
-        .await,
+        app.metric("kaarttafel_cleanup_rows_total{kind=\"guest_players\"}")
+            .await,
         1.0
     );
     crate::auth::assert_401_everywhere(&app, &idle.token, &game).await;
@@ -236,17 +222,11 @@ async fn a_waiting_table_stored_without_a_due_time_is_closed_as_abandoned(db: Db
     let view = app.view_after(&id, &anne, version).await;
     assert_eq!(view["status"], "abandoned");
     assert_eq!(
-        metric(
-            &app,
-            "kaarttafel_cleanup_rows_total{kind=\"waiting_tables\"}"
-        )
-        .await,
+        app.metric("kaarttafel_cleanup_rows_total{kind=\"waiting_tables\"}")
+            .await,
         1.0
     );
-    assert_eq!(
-        metric(&app, "kaarttafel_tables_abandoned_total ").await,
-        1.0
-    );
+    assert_eq!(app.metric("kaarttafel_tables_abandoned_total ").await, 1.0);
 }
 
 async fn the_cleanup_job_runs_on_one_instance_at_a_time(db: Db) {
@@ -670,7 +650,8 @@ async fn a_computer_player_removed_before_the_start_is_removed_after_a_day(db: D
     clock.advance(25.0 * HOUR);
     runs_reach(&app, 2.0).await;
     assert_eq!(
-        metric(&app, "kaarttafel_cleanup_rows_total{kind=\"bot_players\"}").await,
+        app.metric("kaarttafel_cleanup_rows_total{kind=\"bot_players\"}")
+            .await,
         1.0
     );
     assert_eq!(

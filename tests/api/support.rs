@@ -441,6 +441,15 @@ impl TestApp {
             .expect("metrics body")
     }
 
+    /// The value of the metric line that starts with `series`, 0 when absent.
+    pub async fn metric(&self, series: &str) -> f64 {
+        self.metrics()
+            .await
+            .lines()
+            .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
+            .unwrap_or(0.0)
+    }
+
     /// GETs `path` (a redirect followed): the whole response.
     pub async fn get(&self, path: &str) -> reqwest::Response {
         self.client
